@@ -1,0 +1,95 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { loadCatalog, type Catalog } from '../catalog/load-catalog.ts';
+import type { Protocol } from '../config/config-schema.ts';
+import { loadConfigFile, type PatchbayConfig } from '../config/load-config.ts';
+import { createHttpApp } from '../http/create-http-app.ts';
+import { HostGuard } from '../http/host-guard.ts';
+import { KeyStore } from '../keys/key-store.ts';
+import { OpenAiCompatibleAdapter } from '../providers/openai-compatible/openai-compatible-adapter.ts';
+import type { ProviderAdapter } from '../providers/provider-adapter.ts';
+import { Router } from '../routing/router.ts';
+import { EnvSecretStore, type SecretStore } from '../secrets/secret-store.ts';
+import { openDatabase, type PatchbayDatabase } from '../usage/open-database.ts';
+import { UsageStore } from '../usage/usage-store.ts';
+
+export interface PatchbayOptions {
+  dataDir: string;
+  /** Config file; defaults to config.json in the data dir (optional there, required when named). */
+  configPath?: string;
+  host?: string;
+  port?: number;
+  /** Environment for provider secrets; tests pass their own so they never read the developer's. */
+  env?: NodeJS.ProcessEnv;
+  secrets?: SecretStore;
+  log?: (message: string) => void;
+}
+
+export interface Patchbay {
+  url: string;
+  host: string;
+  port: number;
+  config: PatchbayConfig;
+  catalog: Catalog;
+  db: PatchbayDatabase;
+  keys: KeyStore;
+  usage: UsageStore;
+  /** The key created on a first start with no keys: shown once, never stored in clear. */
+  firstKey: string | null;
+  /** Stops accepting, waits for in-flight requests, flushes usage, closes the database. */
+  close(): Promise<void>;
+}
+
+/** The one composition root: the CLI, the desktop app and every integration test start Patchbay here. */
+export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay> {
+  const log = options.log ?? ((message: string) => console.error(message));
+  const config = loadConfigFile(options.configPath ?? join(options.dataDir, 'config.json'), { required: options.configPath !== undefined });
+  const host = options.host ?? config.host;
+  const catalog = loadCatalog(config.providers);
+  const db = openDatabase(options.dataDir);
+  const keys = new KeyStore(db);
+  const usage = new UsageStore(db);
+  const secrets = options.secrets ?? new EnvSecretStore(options.env ?? process.env);
+  const adapters: Partial<Record<Protocol, ProviderAdapter>> = { openai: new OpenAiCompatibleAdapter(config.connectTimeoutMs) };
+  const router = new Router({ catalog, config, secrets, adapters });
+  const hostGuard = new HostGuard({ allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins, listenHost: host });
+  const app = createHttpApp({ config, catalog, router, keys, usage, hostGuard, log });
+
+  const firstKey = keys.count() === 0 ? keys.create({ name: 'default' }).secret : null;
+
+  const server: Server = createServer({ keepAliveTimeout: 65_000, noDelay: true }, app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? config.port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+
+  let closing: Promise<void> | null = null;
+  return {
+    url: `http://${urlHost}:${port}`,
+    host,
+    port,
+    config,
+    catalog,
+    db,
+    keys,
+    usage,
+    firstKey,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => {
+          usage.flush();
+          db.close();
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,104 @@
+import { parseArgs } from 'node:util';
+import { ConfigError } from '../config/load-config.ts';
+import { runKeysCommand } from './keys-command.ts';
+import { runServeCommand } from './serve-command.ts';
+import { runUsageCommand } from './usage-command.ts';
+
+export const HELP = `Patchbay: a local OpenAI-compatible router for LLM providers.
+
+Usage:
+  patchbay serve [--port N] [--host H] [--data-dir DIR] [--config FILE]
+      Start the router (default http://127.0.0.1:8790/v1).
+  patchbay keys create --name NAME [--expires YYYY-MM-DD] [--models a,b]
+      Create a Patchbay API key; prints only the key, once.
+  patchbay keys list [--json]
+  patchbay keys revoke ID
+  patchbay usage [--month YYYY-MM] [--json]
+      This month's (or the given month's) totals by provider and model.
+
+Common options:
+  --data-dir DIR   where patchbay.db and config.json live (default: PATCHBAY_HOME or the OS app-data folder)
+  --config FILE    config file to use instead of DATA_DIR/config.json
+  -h, --help       this help
+  -v, --version    the version
+
+Provider secrets come from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, GROQ_API_KEY, TOGETHER_API_KEY.
+`;
+
+export interface CliIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  env: NodeJS.ProcessEnv;
+}
+
+const defaultIo: CliIo = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+  env: process.env,
+};
+
+/** Runs one CLI invocation; returns the exit code. Errors a user can fix are one clear line, not a stack. */
+export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'serve':
+        return await runServeCommand(rest, io);
+      case 'keys':
+        return runKeysCommand(rest, io);
+      case 'usage':
+        return runUsageCommand(rest, io);
+      case '-v':
+      case '--version':
+      case 'version':
+        io.out(`${await readVersion()}\n`);
+        return 0;
+      case undefined:
+      case '-h':
+      case '--help':
+      case 'help':
+        io.out(HELP);
+        return command === undefined ? 1 : 0;
+      default:
+        io.err(`Unknown command "${command}".\n\n${HELP}`);
+        return 2;
+    }
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.err(`${(error as Error).message}\n`);
+      return 2;
+    }
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      io.err(`The port is already in use: another Patchbay may be running. Stop it, or start with --port N.\n`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+/** A mistake in the command line, told in one line. */
+export class UsageError extends Error {}
+
+async function readVersion(): Promise<string> {
+  const { readFileSync } = await import('node:fs');
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
+export const commonOptions = {
+  'data-dir': { type: 'string' },
+  config: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>;
+
+export interface ParsedCommand {
+  values: Record<string, string | boolean | undefined> & { 'data-dir'?: string; config?: string };
+  positionals: string[];
+}
+
+/** Parses a command's flags strictly: an unknown flag is an error that names it. */
+export function parseCommand(args: string[], options: OptionSpec): ParsedCommand {
+  const parsed = parseArgs({ args, options: { ...commonOptions, ...options }, allowPositionals: true, strict: true });
+  return { values: parsed.values as ParsedCommand['values'], positionals: parsed.positionals };
+}

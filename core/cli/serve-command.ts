@@ -1,0 +1,40 @@
+import { resolveDataDir } from '../config/data-dir.ts';
+import { createPatchbay } from '../app/create-patchbay.ts';
+import { parseCommand, UsageError, type CliIo } from './run-cli.ts';
+
+export async function runServeCommand(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseCommand(args, { port: { type: 'string', short: 'p' }, host: { type: 'string' } });
+  let port: number | undefined;
+  if (values.port !== undefined) {
+    port = Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535, not "${values.port}".`);
+  }
+  const dataDir = (values['data-dir'] as string | undefined) ?? resolveDataDir(io.env);
+  const patchbay = await createPatchbay({
+    dataDir,
+    configPath: values.config as string | undefined,
+    host: values.host as string | undefined,
+    port,
+    env: io.env,
+    log: (message) => io.err(`${message}\n`),
+  });
+  if (patchbay.firstKey) {
+    io.err(
+      `Created your first Patchbay API key. It is shown only this once; keep it:\n\n    ${patchbay.firstKey}\n\n` +
+        `Point any OpenAI client at ${patchbay.url}/v1 with this key. More keys: "patchbay keys create --name NAME".\n`,
+    );
+  }
+  io.out(`Patchbay listening on ${patchbay.url}/v1\n`);
+
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      io.err(`${signal}: finishing in-flight requests and saving usage...\n`);
+      patchbay.close().then(resolve, resolve);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  return 0;
+}

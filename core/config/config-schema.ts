@@ -1,0 +1,71 @@
+import { z } from 'zod';
+
+/** The protocols Patchbay speaks upstream; each has one adapter folder in core/providers. */
+export const PROTOCOLS = ['openai', 'anthropic', 'gemini'] as const;
+export type Protocol = (typeof PROTOCOLS)[number];
+
+export const STRATEGIES = ['balanced', 'latency', 'cost', 'availability', 'round-robin'] as const;
+export type Strategy = (typeof STRATEGIES)[number];
+
+const headersSchema = z.record(z.string(), z.string());
+
+const providerModelSchema = z.strictObject({
+  id: z.string().min(1),
+  contextWindow: z.number().int().positive().optional(),
+  maxOutput: z.number().int().positive().optional(),
+  inputPrice: z.number().nonnegative().optional(),
+  outputPrice: z.number().nonnegative().optional(),
+  capabilities: z.array(z.string()).optional(),
+});
+
+export const providerConfigSchema = z.strictObject({
+  /** Wire protocol; built-in providers have theirs fixed, user-defined ones default to `openai`. */
+  protocol: z.enum(PROTOCOLS).optional(),
+  baseUrl: z.url({ protocol: /^https?$/, message: 'must be an http:// or https:// URL' }).optional(),
+  enabled: z.boolean().optional(),
+  headers: headersSchema.optional(),
+  /** Name of an environment variable holding this provider's secret (user-defined providers). */
+  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name').optional(),
+  /** Models a user-defined provider serves (listed in /v1/models); any model id is still passed through when pinned. */
+  models: z.array(providerModelSchema).optional(),
+});
+export type ProviderConfig = z.infer<typeof providerConfigSchema>;
+
+export const configSchema = z.strictObject({
+  server: z
+    .strictObject({
+      host: z.string().min(1).optional(),
+      port: z.number().int().min(0).max(65535).optional(),
+      /** Extra Host header names accepted besides loopback names (e.g. a name in /etc/hosts). */
+      allowedHosts: z.array(z.string().min(1)).optional(),
+      /** Origins (scheme://host:port) whose browser pages may call the API. */
+      allowedOrigins: z.array(z.string().min(1)).optional(),
+    })
+    .optional(),
+  providers: z
+    .record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'provider names are lower-case letters, digits, - and _'), providerConfigSchema)
+    .optional(),
+  routing: z
+    .strictObject({
+      strategy: z.enum(STRATEGIES).optional(),
+      weights: z
+        .strictObject({
+          latency: z.number().nonnegative().optional(),
+          cost: z.number().nonnegative().optional(),
+          availability: z.number().nonnegative().optional(),
+        })
+        .optional(),
+      connectTimeoutMs: z.number().int().positive().optional(),
+      firstByteTimeoutMs: z.number().int().positive().optional(),
+    })
+    .optional(),
+  usage: z
+    .strictObject({
+      /** Flat fee in USD added to every request's cost. */
+      routingFeeUsd: z.number().nonnegative().optional(),
+      /** Store request and response content for debugging (off by default). */
+      contentLog: z.boolean().optional(),
+    })
+    .optional(),
+});
+export type PatchbayConfigFile = z.infer<typeof configSchema>;

@@ -1,0 +1,134 @@
+import { readFileSync } from 'node:fs';
+import type { z } from 'zod';
+import { BUILTIN_PROVIDERS } from './builtin-providers.ts';
+import { configSchema, type PatchbayConfigFile, type Protocol, type Strategy } from './config-schema.ts';
+
+export const DEFAULT_PORT = 8790;
+export const DEFAULT_HOST = '127.0.0.1';
+
+export interface ResolvedProvider {
+  name: string;
+  protocol: Protocol;
+  baseUrl: string;
+  enabled: boolean;
+  headers: Record<string, string>;
+  apiKeyEnv: string | undefined;
+  builtin: boolean;
+  /** User-defined providers need no secret (a local Ollama has none). */
+  requiresKey: boolean;
+  models: NonNullable<NonNullable<PatchbayConfigFile['providers']>[string]['models']>;
+}
+
+export interface PatchbayConfig {
+  path: string | null;
+  host: string;
+  port: number;
+  allowedHosts: string[];
+  allowedOrigins: string[];
+  providers: Map<string, ResolvedProvider>;
+  strategy: Strategy;
+  weights: { latency: number; cost: number; availability: number };
+  connectTimeoutMs: number;
+  firstByteTimeoutMs: number;
+  routingFeeUsd: number;
+  contentLog: boolean;
+}
+
+/** Raised when the config file cannot be used; the message lists the path and every bad field. */
+export class ConfigError extends Error {}
+
+export function loadConfigFile(path: string, { required }: { required: boolean }): PatchbayConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !required) return resolveConfig({}, null);
+    throw new ConfigError(`Cannot read config file ${path}: ${(error as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`Config file ${path} is not valid JSON: ${(error as Error).message}. Fix the file; Patchbay never replaces it.`);
+  }
+  return parseConfig(raw, path);
+}
+
+export function parseConfig(raw: unknown, path: string | null): PatchbayConfig {
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) {
+    const where = path ?? 'the config';
+    throw new ConfigError(`Invalid config file ${where}:\n${formatIssues(parsed.error.issues)}\nFix the file; Patchbay never replaces it.`);
+  }
+  return resolveConfig(parsed.data, path);
+}
+
+function formatIssues(issues: z.core.$ZodIssue[]): string {
+  return issues
+    .map((issue) => {
+      const field = issue.path.length ? issue.path.map(String).join('.') : '(top level)';
+      return `  - ${field}: ${issue.message}`;
+    })
+    .join('\n');
+}
+
+function resolveConfig(file: PatchbayConfigFile, path: string | null): PatchbayConfig {
+  const providers = new Map<string, ResolvedProvider>();
+  const configured = file.providers ?? {};
+  for (const [name, builtin] of Object.entries(BUILTIN_PROVIDERS)) {
+    const own = configured[name] ?? {};
+    if (own.protocol && own.protocol !== builtin.protocol) {
+      throw new ConfigError(`Invalid config file ${path}:\n  - providers.${name}.protocol: ${name} always speaks "${builtin.protocol}"; remove the field`);
+    }
+    providers.set(name, {
+      name,
+      protocol: builtin.protocol,
+      baseUrl: trimSlash(own.baseUrl ?? builtin.baseUrl),
+      enabled: own.enabled ?? true,
+      headers: own.headers ?? {},
+      apiKeyEnv: own.apiKeyEnv ?? builtin.apiKeyEnv,
+      builtin: true,
+      requiresKey: true,
+      models: own.models ?? [],
+    });
+  }
+  for (const [name, own] of Object.entries(configured)) {
+    if (BUILTIN_PROVIDERS[name]) continue;
+    if (!own.baseUrl) {
+      throw new ConfigError(`Invalid config file ${path}:\n  - providers.${name}.baseUrl: required for a user-defined provider (e.g. "http://127.0.0.1:11434/v1" for Ollama)`);
+    }
+    providers.set(name, {
+      name,
+      protocol: own.protocol ?? 'openai',
+      baseUrl: trimSlash(own.baseUrl),
+      enabled: own.enabled ?? true,
+      headers: own.headers ?? {},
+      apiKeyEnv: own.apiKeyEnv,
+      builtin: false,
+      requiresKey: false,
+      models: own.models ?? [],
+    });
+  }
+  return {
+    path,
+    host: file.server?.host ?? DEFAULT_HOST,
+    port: file.server?.port ?? DEFAULT_PORT,
+    allowedHosts: file.server?.allowedHosts ?? [],
+    allowedOrigins: file.server?.allowedOrigins ?? [],
+    providers,
+    strategy: file.routing?.strategy ?? 'balanced',
+    weights: {
+      latency: file.routing?.weights?.latency ?? 0.4,
+      cost: file.routing?.weights?.cost ?? 0.3,
+      availability: file.routing?.weights?.availability ?? 0.3,
+    },
+    connectTimeoutMs: file.routing?.connectTimeoutMs ?? 10_000,
+    firstByteTimeoutMs: file.routing?.firstByteTimeoutMs ?? 120_000,
+    routingFeeUsd: file.usage?.routingFeeUsd ?? 0,
+    contentLog: file.usage?.contentLog ?? false,
+  };
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}

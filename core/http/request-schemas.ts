@@ -1,0 +1,137 @@
+import { z } from 'zod';
+
+/**
+ * Request bodies of the /v1 endpoints, with the spec's limits. Objects are loose: fields Patchbay
+ * does not interpret (seed, user, response_format ...) travel on to OpenAI-compatible upstreams.
+ */
+
+const stopSchema = z.union([z.string(), z.array(z.string()).max(4, 'at most 4 stop sequences are allowed')]).nullish();
+
+const textPartSchema = z.looseObject({ type: z.literal('text'), text: z.string() });
+const imagePartSchema = z.looseObject({
+  type: z.literal('image_url'),
+  image_url: z.looseObject({ url: z.string().min(1), detail: z.enum(['auto', 'low', 'high']).optional() }),
+});
+const contentPartSchema = z.discriminatedUnion('type', [
+  textPartSchema,
+  imagePartSchema,
+  z.looseObject({ type: z.literal('input_audio'), input_audio: z.looseObject({ data: z.string(), format: z.string() }) }),
+  z.looseObject({ type: z.literal('file'), file: z.looseObject({}) }),
+  z.looseObject({ type: z.literal('refusal'), refusal: z.string() }),
+]);
+
+const toolCallSchema = z.looseObject({
+  id: z.string().min(1),
+  type: z.literal('function'),
+  function: z.looseObject({ name: z.string().min(1), arguments: z.string() }),
+});
+
+const systemMessageSchema = z.looseObject({
+  role: z.enum(['system', 'developer']),
+  content: z.union([z.string(), z.array(textPartSchema)]),
+  name: z.string().optional(),
+});
+const userMessageSchema = z.looseObject({
+  role: z.literal('user'),
+  content: z.union([z.string(), z.array(contentPartSchema)]),
+  name: z.string().optional(),
+});
+const assistantMessageSchema = z
+  .looseObject({
+    role: z.literal('assistant'),
+    content: z.union([z.string(), z.array(contentPartSchema)]).nullish(),
+    tool_calls: z.array(toolCallSchema).optional(),
+    name: z.string().optional(),
+  })
+  .refine((m) => m.content != null || (m.tool_calls && m.tool_calls.length > 0), {
+    message: 'an assistant message needs content or tool_calls',
+    path: ['content'],
+  });
+const toolMessageSchema = z.looseObject({
+  role: z.literal('tool'),
+  content: z.union([z.string(), z.array(textPartSchema)]),
+  tool_call_id: z.string().min(1),
+});
+
+export const chatMessageSchema = z.discriminatedUnion('role', [
+  systemMessageSchema,
+  userMessageSchema,
+  assistantMessageSchema,
+  toolMessageSchema,
+]);
+export type ChatMessage = z.infer<typeof chatMessageSchema>;
+
+const functionToolSchema = z.looseObject({
+  type: z.literal('function'),
+  function: z.looseObject({
+    name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, _ or -'),
+    description: z.string().optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+    strict: z.boolean().nullish(),
+  }),
+});
+
+const toolChoiceSchema = z.union([
+  z.enum(['none', 'auto', 'required']),
+  z.looseObject({ type: z.literal('function'), function: z.looseObject({ name: z.string().min(1) }) }),
+]);
+
+const samplingFields = {
+  model: z.string().min(1, 'must name a model'),
+  temperature: z.number().min(0).max(2).nullish(),
+  top_p: z.number().min(0).max(1).nullish(),
+  n: z.number().int().min(1).max(128).nullish(),
+  stop: stopSchema,
+  stream: z.boolean().nullish(),
+  stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
+  presence_penalty: z.number().min(-2).max(2).nullish(),
+  frequency_penalty: z.number().min(-2).max(2).nullish(),
+  seed: z.number().int().nullish(),
+  user: z.string().optional(),
+};
+
+export const chatRequestSchema = z.looseObject({
+  ...samplingFields,
+  messages: z.array(chatMessageSchema).min(1, 'must contain at least one message'),
+  max_tokens: z.number().int().min(1).nullish(),
+  max_completion_tokens: z.number().int().min(1).nullish(),
+  tools: z.array(functionToolSchema).nullish(),
+  tool_choice: toolChoiceSchema.nullish(),
+  parallel_tool_calls: z.boolean().nullish(),
+  logprobs: z.boolean().nullish(),
+  top_logprobs: z.number().int().min(0).max(20).nullish(),
+});
+export type ChatRequest = z.infer<typeof chatRequestSchema>;
+
+export const completionRequestSchema = z
+  .looseObject({
+    ...samplingFields,
+    prompt: z.union([
+      z.string(),
+      z.array(z.string()).min(1, 'must contain at least one prompt'),
+      z.array(z.number().int()).min(1),
+      z.array(z.array(z.number().int()).min(1)).min(1),
+    ]),
+    max_tokens: z.number().int().min(0).nullish(),
+    best_of: z.number().int().min(1).max(20).nullish(),
+    logprobs: z.number().int().min(0).max(5).nullish(),
+    echo: z.boolean().nullish(),
+    suffix: z.string().nullish(),
+  })
+  .refine((r) => r.best_of == null || r.best_of >= (r.n ?? 1), { message: 'best_of must be at least n', path: ['best_of'] })
+  .refine((r) => !(r.stream && r.best_of != null && r.best_of > 1), { message: 'best_of cannot be combined with stream', path: ['best_of'] });
+export type CompletionRequest = z.infer<typeof completionRequestSchema>;
+
+export const embeddingRequestSchema = z.looseObject({
+  model: z.string().min(1, 'must name a model'),
+  input: z.union([
+    z.string().min(1, 'must not be empty'),
+    z.array(z.string().min(1, 'must not be empty')).min(1, 'must contain at least one input').max(2048),
+    z.array(z.number().int()).min(1),
+    z.array(z.array(z.number().int()).min(1)).min(1).max(2048),
+  ]),
+  encoding_format: z.enum(['float', 'base64']).optional(),
+  dimensions: z.number().int().min(1).optional(),
+  user: z.string().optional(),
+});
+export type EmbeddingRequest = z.infer<typeof embeddingRequestSchema>;

@@ -1,0 +1,31 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Router } from '../../routing/router.ts';
+import { readJsonBody } from '../read-json-body.ts';
+import { chatRequestSchema, type ChatRequest } from '../request-schemas.ts';
+import { validateBody } from '../validate-body.ts';
+import type { RouteRequest } from '../../routing/router.ts';
+import { serveRouted } from './serve-routed.ts';
+import type { V1Request } from './v1-request.ts';
+
+/** What a chat request needs of an endpoint beyond chat itself, with the parameter that needs it. */
+export function chatNeeds(body: ChatRequest): RouteRequest['needs'] {
+  const needs: RouteRequest['needs'] = [];
+  if (body.tools && body.tools.length > 0) needs.push({ capability: 'tools', param: 'tools' });
+  if (body.messages.some((m) => Array.isArray(m.content) && m.content.some((part) => part.type === 'image_url'))) {
+    needs.push({ capability: 'images', param: 'messages' });
+  }
+  if ((body.n ?? 1) > 1) needs.push({ capability: 'n', param: 'n' });
+  if (body.logprobs) needs.push({ capability: 'logprobs', param: 'logprobs' });
+  return needs;
+}
+
+export async function handleChatCompletions(req: IncomingMessage, res: ServerResponse, router: Router, request: V1Request): Promise<void> {
+  const body = validateBody(chatRequestSchema, await readJsonBody(req));
+  await serveRouted(req, res, router, request, {
+    route: { operation: 'chat', model: body.model, needs: chatNeeds(body) },
+    stream: body.stream === true,
+    includeUsage: body.stream_options?.include_usage === true,
+    json: (adapter, call) => adapter.chat(body, call),
+    openStream: (adapter, call, includeUsage) => adapter.streamChat(body, call, includeUsage),
+  });
+}

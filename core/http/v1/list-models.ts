@@ -1,0 +1,55 @@
+import type { Catalog, Endpoint } from '../../catalog/load-catalog.ts';
+import type { PatchbayConfig } from '../../config/load-config.ts';
+
+export interface ModelObject {
+  id: string;
+  object: 'model';
+  created: number;
+  owned_by: string;
+  context_window: number;
+  max_output_tokens: number;
+  capabilities: Record<string, boolean>;
+  /** For aliases: the endpoints that serve it. */
+  endpoints?: string[];
+  pricing?: { input_per_million: number; output_per_million: number; as_of: string };
+}
+
+const CAPABILITY_KEYS = ['chat', 'completions', 'embeddings', 'tools', 'images', 'logprobs', 'n', 'dimensions', 'streaming'] as const;
+
+function capabilitiesOf(endpoints: Endpoint[]): Record<string, boolean> {
+  return Object.fromEntries(CAPABILITY_KEYS.map((c) => [c, endpoints.some((e) => e.capabilities.has(c))]));
+}
+
+/** GET /v1/models: every endpoint of an enabled provider, then the aliases and embedding names. */
+export function listModels(catalog: Catalog, config: PatchbayConfig, created: number): ModelObject[] {
+  const enabled = (e: Endpoint) => config.providers.get(e.provider)?.enabled === true;
+  const data: ModelObject[] = [];
+  for (const endpoint of catalog.endpoints.values()) {
+    if (!enabled(endpoint)) continue;
+    data.push({
+      id: endpoint.id,
+      object: 'model',
+      created,
+      owned_by: endpoint.provider,
+      context_window: endpoint.contextWindow,
+      max_output_tokens: endpoint.maxOutput,
+      capabilities: capabilitiesOf([endpoint]),
+      pricing: { input_per_million: endpoint.inputPrice, output_per_million: endpoint.outputPrice, as_of: catalog.pricesAsOf },
+    });
+  }
+  for (const [name, ids] of [...catalog.aliases, ...catalog.embeddingModels]) {
+    const endpoints = ids.map((id) => catalog.endpoints.get(id)!).filter((e) => e && enabled(e));
+    if (endpoints.length === 0) continue;
+    data.push({
+      id: name,
+      object: 'model',
+      created,
+      owned_by: 'patchbay',
+      context_window: Math.min(...endpoints.map((e) => e.contextWindow)),
+      max_output_tokens: Math.min(...endpoints.map((e) => e.maxOutput)),
+      capabilities: capabilitiesOf(endpoints),
+      endpoints: endpoints.map((e) => e.id),
+    });
+  }
+  return data;
+}

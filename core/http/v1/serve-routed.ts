@@ -1,0 +1,88 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ProviderError } from '../../errors/provider-error.ts';
+import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall } from '../../providers/provider-adapter.ts';
+import { parseFallbackHeader, parseStrategyHeader } from '../../routing/resolve-model.ts';
+import type { RouteRequest, Router } from '../../routing/router.ts';
+import { errorEvent } from '../render-error.ts';
+import { elapsedMs, type V1Request } from './v1-request.ts';
+
+export interface RoutedOperation {
+  route: Omit<RouteRequest, 'strategy' | 'fallbackModels'>;
+  stream: boolean;
+  includeUsage: boolean;
+  json(adapter: ProviderAdapter, call: UpstreamCall): Promise<JsonReply>;
+  openStream?(adapter: ProviderAdapter, call: UpstreamCall, includeUsage: boolean): Promise<StreamReply>;
+}
+
+const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
+
+/** Routes one operation and writes its answer: one JSON body, or an SSE stream that ends in [DONE] or an error event. */
+export async function serveRouted(req: IncomingMessage, res: ServerResponse, router: Router, request: V1Request, operation: RoutedOperation): Promise<void> {
+  request.requestedModel = operation.route.model;
+  request.stream = operation.stream;
+  const plan = router.plan({
+    ...operation.route,
+    strategy: parseStrategyHeader(req.headers['x-patchbay-strategy'] as string | undefined),
+    fallbackModels: parseFallbackHeader(req.headers['x-patchbay-fallback'] as string | undefined),
+  });
+  const abort = new AbortController();
+  const onClose = () => {
+    if (!res.writableFinished) abort.abort();
+  };
+  res.on('close', onClose);
+  try {
+    if (operation.stream && operation.openStream) await serveStream(res, router, request, operation, plan, abort.signal);
+    else await serveJson(res, router, request, operation, plan, abort.signal);
+  } finally {
+    res.off('close', onClose);
+  }
+}
+
+async function serveJson(res: ServerResponse, router: Router, request: V1Request, operation: RoutedOperation, plan: ReturnType<Router['plan']>, signal: AbortSignal) {
+  const reply = await router.execute(plan, request.trace, signal, (adapter, call) => operation.json(adapter, call));
+  request.usage = reply.usage;
+  request.trace.firstByteMs = elapsedMs(request);
+  res.writeHead(200, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(reply.body),
+    'x-patchbay-provider': request.trace.endpoint!.provider,
+    'x-patchbay-strategy': plan.strategy,
+    'x-patchbay-latency-ms': String(request.trace.firstByteMs),
+  });
+  res.end(reply.body);
+}
+
+async function serveStream(res: ServerResponse, router: Router, request: V1Request, operation: RoutedOperation, plan: ReturnType<Router['plan']>, signal: AbortSignal) {
+  // The first chunk is pulled inside the attempt: until it arrives, a failure can still fall back.
+  const { reply, first } = await router.execute(plan, request.trace, signal, async (adapter, call) => {
+    const opened = await operation.openStream!(adapter, call, operation.includeUsage);
+    return { reply: opened, first: await opened.chunks.next() };
+  });
+  request.trace.firstByteMs = elapsedMs(request);
+  res.writeHead(200, {
+    ...SSE_HEADERS,
+    'x-patchbay-provider': request.trace.endpoint!.provider,
+    'x-patchbay-strategy': plan.strategy,
+    // On a stream this is the time to the upstream's first chunk, not the whole answer.
+    'x-patchbay-latency-ms': String(request.trace.firstByteMs),
+  });
+  try {
+    if (!first.done) res.write(`data: ${first.value}\n\n`);
+    for (let next = await reply.chunks.next(); !next.done; next = await reply.chunks.next()) {
+      res.write(`data: ${next.value}\n\n`);
+    }
+    res.end('data: [DONE]\n\n');
+  } catch (error) {
+    request.status = signal.aborted ? 499 : 502;
+    request.errorType = signal.aborted ? 'client_closed' : error instanceof ProviderError ? `stream_${error.type}` : 'stream_error';
+    const last = request.trace.attempts[request.trace.attempts.length - 1];
+    if (last && error instanceof ProviderError) {
+      last.status = request.status;
+      last.error_type = error.type;
+      last.message = error.message;
+    }
+    if (!res.writableEnded) res.end(errorEvent(error));
+  } finally {
+    request.usage = reply.usage();
+  }
+}

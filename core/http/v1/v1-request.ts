@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import type { ApiKeyRecord } from '../../keys/key-store.ts';
+import type { Usage } from '../../providers/provider-adapter.ts';
+import { createRouteTrace, type RouteTrace } from '../../routing/route-trace.ts';
+import type { UsageRecord } from '../../usage/usage-store.ts';
+
+/** What one /v1 request accumulates on its way; it becomes the usage row when the request ends. */
+export interface V1Request {
+  requestId: string;
+  startedAt: number;
+  startedWall: number;
+  endpoint: UsageRecord['endpoint'];
+  key: ApiKeyRecord | null;
+  requestedModel: string | null;
+  stream: boolean;
+  trace: RouteTrace;
+  usage: Usage | null;
+  status: number;
+  errorType: string | null;
+}
+
+let counter = 0;
+const processTag = randomBytes(4).toString('hex');
+
+/** Unique, sortable enough, and cheap: no crypto call per request. */
+function nextRequestId(): string {
+  counter = (counter + 1) % 0x7fffffff;
+  return `req_${Date.now().toString(36)}${processTag}${counter.toString(36).padStart(5, '0')}`;
+}
+
+export function createV1Request(endpoint: UsageRecord['endpoint']): V1Request {
+  return {
+    requestId: nextRequestId(),
+    startedAt: performance.now(),
+    startedWall: Date.now(),
+    endpoint,
+    key: null,
+    requestedModel: null,
+    stream: false,
+    trace: createRouteTrace(),
+    usage: null,
+    status: 200,
+    errorType: null,
+  };
+}
+
+/** Milliseconds since the request arrived, to two decimals. */
+export function elapsedMs(request: V1Request): number {
+  return Math.round((performance.now() - request.startedAt) * 100) / 100;
+}
+
+export function toUsageRecord(request: V1Request, routingFeeUsd: number): UsageRecord {
+  const endpoint = request.trace.endpoint;
+  const usage = request.usage;
+  const prompt = usage?.prompt_tokens ?? 0;
+  const completion = usage?.completion_tokens ?? 0;
+  const succeeded = request.status < 400;
+  const tokenCost = endpoint ? (prompt * endpoint.inputPrice + completion * endpoint.outputPrice) / 1_000_000 : 0;
+  return {
+    ts: request.startedWall,
+    requestId: request.requestId,
+    keyId: request.key?.id ?? null,
+    endpoint: request.endpoint,
+    requestedModel: request.requestedModel,
+    provider: endpoint?.provider ?? null,
+    model: endpoint?.model ?? null,
+    strategy: request.trace.strategy,
+    status: request.status,
+    errorType: request.errorType,
+    stream: request.stream,
+    promptTokens: prompt,
+    completionTokens: completion,
+    totalTokens: usage?.total_tokens ?? prompt + completion,
+    inputPrice: endpoint?.inputPrice ?? null,
+    outputPrice: endpoint?.outputPrice ?? null,
+    costUsd: tokenCost + (succeeded ? routingFeeUsd : 0),
+    latencyMs: elapsedMs(request),
+    firstByteMs: request.trace.firstByteMs,
+    attempts: request.trace.attempts,
+  };
+}

@@ -1,0 +1,49 @@
+import type { Endpoint } from '../catalog/load-catalog.ts';
+import type { ResolvedProvider } from '../config/load-config.ts';
+import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../http/request-schemas.ts';
+
+/** OpenAI's usage object: what every adapter reports, whatever its upstream calls it. */
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/** Everything an adapter needs to reach one endpoint for one attempt. */
+export interface UpstreamCall {
+  endpoint: Endpoint;
+  provider: ResolvedProvider;
+  apiKey: string | undefined;
+  /** Aborted when the client goes away or the request is cancelled. */
+  signal: AbortSignal;
+  /** Longest wait for the upstream's response headers, and between two body chunks. */
+  firstByteTimeoutMs: number;
+}
+
+/** A complete response, already in OpenAI's wire format. */
+export interface JsonReply {
+  /** The serialized OpenAI JSON body sent to the client as is. */
+  body: string;
+  usage: Usage | null;
+}
+
+/** A streamed response, already in OpenAI's chunk format. */
+export interface StreamReply {
+  /** Serialized OpenAI chunks (what follows `data: `), without the final `[DONE]`. A failure mid-stream throws a ProviderError. */
+  chunks: AsyncIterator<string>;
+  /** Usage reported by the upstream so far (complete once `chunks` is done). */
+  usage(): Usage | null;
+}
+
+/**
+ * One wire protocol. Each method makes one attempt at one endpoint and either answers in
+ * OpenAI's format or throws a ProviderError saying whether another endpoint may succeed.
+ */
+export interface ProviderAdapter {
+  chat(request: ChatRequest, call: UpstreamCall): Promise<JsonReply>;
+  /** Resolves once the upstream accepted the request; `includeUsage` asks for the final usage chunk. */
+  streamChat(request: ChatRequest, call: UpstreamCall, includeUsage: boolean): Promise<StreamReply>;
+  complete(request: CompletionRequest, call: UpstreamCall): Promise<JsonReply>;
+  streamComplete(request: CompletionRequest, call: UpstreamCall, includeUsage: boolean): Promise<StreamReply>;
+  embed(request: EmbeddingRequest, call: UpstreamCall): Promise<JsonReply>;
+}

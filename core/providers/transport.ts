@@ -1,0 +1,99 @@
+import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { ProviderError } from '../errors/provider-error.ts';
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Dispatcher.ResponseData['body'];
+}
+
+let sharedAgent: Agent | undefined;
+let sharedConnectTimeout = 0;
+
+/** One keep-alive connection pool for all upstreams; connections are reused across requests. */
+export function getUpstreamAgent(connectTimeoutMs: number): Agent {
+  if (!sharedAgent || sharedConnectTimeout !== connectTimeoutMs) {
+    sharedAgent = new Agent({ connect: { timeout: connectTimeoutMs }, keepAliveTimeout: 30_000, connections: 256, pipelining: 1 });
+    sharedConnectTimeout = connectTimeoutMs;
+  }
+  return sharedAgent;
+}
+
+export interface PostOptions {
+  provider: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  signal: AbortSignal;
+  timeoutMs: number;
+  dispatcher: Dispatcher;
+  method?: 'POST' | 'GET';
+}
+
+/** Sends one request upstream. Network failures and timeouts become retryable ProviderErrors; HTTP statuses are returned. */
+export async function sendUpstream(options: PostOptions): Promise<UpstreamResponse> {
+  try {
+    const response = await request(options.url, {
+      method: options.method ?? 'POST',
+      headers: options.headers,
+      body: options.method === 'GET' ? undefined : options.body,
+      signal: options.signal,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      dispatcher: options.dispatcher,
+    });
+    return { status: response.statusCode, headers: response.headers, body: response.body };
+  } catch (error) {
+    throw toTransportError(options.provider, error, options.signal);
+  }
+}
+
+/** Maps an undici failure to a ProviderError by its class and code, never by its message. */
+export function toTransportError(provider: string, error: unknown, signal?: AbortSignal): ProviderError {
+  if (error instanceof ProviderError) return error;
+  if (signal?.aborted) {
+    return new ProviderError({ provider, upstreamStatus: 0, message: 'request cancelled by the client', retryable: false, kind: 'network', type: 'cancelled' });
+  }
+  if (
+    error instanceof undiciErrors.HeadersTimeoutError ||
+    error instanceof undiciErrors.BodyTimeoutError ||
+    error instanceof undiciErrors.ConnectTimeoutError
+  ) {
+    const what = error instanceof undiciErrors.ConnectTimeoutError ? 'connecting' : 'waiting for a response';
+    return new ProviderError({ provider, upstreamStatus: 0, message: `timed out ${what}`, retryable: true, kind: 'timeout', type: 'timeout' });
+  }
+  const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
+  return new ProviderError({
+    provider,
+    upstreamStatus: 0,
+    message: `could not reach the provider (${code ?? (error as Error).name ?? 'network error'})`,
+    retryable: true,
+    kind: 'network',
+    type: 'network_error',
+  });
+}
+
+/** Reads the whole body as text; a connection dropped while reading is a retryable network error. */
+export async function readBodyText(provider: string, response: UpstreamResponse, signal?: AbortSignal): Promise<string> {
+  try {
+    return await response.body.text();
+  } catch (error) {
+    throw toTransportError(provider, error, signal);
+  }
+}
+
+/** Parses retry-after-ms / retry-after (seconds or HTTP date) into milliseconds. */
+export function parseRetryAfter(headers: UpstreamResponse['headers'], now = Date.now()): number | undefined {
+  const ms = headerValue(headers, 'retry-after-ms');
+  if (ms !== undefined && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
+  const value = headerValue(headers, 'retry-after');
+  if (value === undefined) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+export function headerValue(headers: UpstreamResponse['headers'], name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}

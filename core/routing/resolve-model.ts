@@ -1,0 +1,90 @@
+import { STRATEGIES, type Strategy } from '../config/config-schema.ts';
+import type { ResolvedProvider } from '../config/load-config.ts';
+import { defaultEndpoint, type Catalog, type Endpoint } from '../catalog/load-catalog.ts';
+import { InvalidRequestError, ModelNotFoundError } from '../errors/patchbay-error.ts';
+
+export interface ResolvedModel {
+  /** The model string as the client sent it. */
+  requested: string;
+  /** True for `provider/model`: never falls back to another provider. */
+  pinned: boolean;
+  /** Strategy from a `:strategy` suffix, if any. */
+  strategy: Strategy | undefined;
+  endpoints: Endpoint[];
+}
+
+const strategyNames: readonly string[] = STRATEGIES;
+
+/**
+ * Turns the `model` field into the endpoints that could serve it. Pure: reads the catalog and
+ * the provider table only.
+ */
+export function resolveModel(model: string, catalog: Catalog, providers: Map<string, ResolvedProvider>, param = 'model'): ResolvedModel {
+  let name = model;
+  let strategy: Strategy | undefined;
+  const colon = model.lastIndexOf(':');
+  if (colon > 0) {
+    const suffix = model.slice(colon + 1);
+    if (strategyNames.includes(suffix)) {
+      name = model.slice(0, colon);
+      strategy = suffix as Strategy;
+    } else if (!model.includes('/')) {
+      // Unprefixed names never contain a colon of their own, so this was meant as a strategy.
+      throw new InvalidRequestError(
+        `Unknown routing strategy "${suffix}" in ${param} "${model}". Use one of: ${STRATEGIES.join(', ')}.`,
+        param,
+        'invalid_strategy',
+      );
+    }
+  }
+
+  const aliasTargets = catalog.aliases.get(name) ?? catalog.embeddingModels.get(name);
+  if (aliasTargets) {
+    return { requested: model, pinned: false, strategy, endpoints: aliasTargets.map((id) => catalog.endpoints.get(id)!).filter(Boolean) };
+  }
+
+  const slash = name.indexOf('/');
+  if (slash > 0) {
+    const providerName = name.slice(0, slash);
+    const providerModel = name.slice(slash + 1);
+    const provider = providers.get(providerName);
+    if (provider && providerModel) {
+      const known = catalog.endpoints.get(name);
+      if (known) return { requested: model, pinned: true, strategy, endpoints: [known] };
+      // A user's own endpoint (Ollama, vLLM ...) serves whatever models it has: pass the id through.
+      if (!provider.builtin) return { requested: model, pinned: true, strategy, endpoints: [defaultEndpoint(providerName, providerModel)] };
+      throw new ModelNotFoundError(
+        `The model "${name}" is not in Patchbay's catalog for ${providerName}. GET /v1/models lists the models you can use; add others under providers.${providerName}.models in the config file.`,
+      );
+    }
+  }
+  throw new ModelNotFoundError(
+    `The model "${model}" does not exist. Use a provider-prefixed id such as "openai/gpt-4o", or an alias such as ${[...catalog.aliases.keys()]
+      .slice(0, 4)
+      .map((a) => `"${a}"`)
+      .join(', ')}; GET /v1/models lists them all.`,
+  );
+}
+
+/** Parses X-Patchbay-Fallback: comma-separated model ids tried after the primary, in order. */
+export function parseFallbackHeader(value: string | undefined): string[] {
+  if (!value) return [];
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+}
+
+/** Parses X-Patchbay-Strategy; an unknown name is the client's mistake, so say which names exist. */
+export function parseStrategyHeader(value: string | undefined): Strategy | undefined {
+  if (value === undefined || value === '') return undefined;
+  const name = value.trim().toLowerCase();
+  if (!strategyNames.includes(name)) {
+    throw new InvalidRequestError(
+      `Unknown routing strategy "${value}" in the X-Patchbay-Strategy header. Use one of: ${STRATEGIES.join(', ')}.`,
+      'X-Patchbay-Strategy',
+      'invalid_strategy',
+    );
+  }
+  return name as Strategy;
+}

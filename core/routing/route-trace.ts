@@ -1,0 +1,18 @@
+import type { Endpoint } from '../catalog/load-catalog.ts';
+import type { Strategy } from '../config/config-schema.ts';
+import type { AttemptReport } from '../errors/provider-error.ts';
+
+/** What routing did for one request: filled in as it goes, read by the usage record and headers. */
+export interface RouteTrace {
+  strategy: Strategy | null;
+  attempts: AttemptReport[];
+  /** The endpoint that answered (or was being tried last). */
+  endpoint: Endpoint | null;
+  /** Milliseconds from the start of the request to the upstream's first byte (streams) or full answer. */
+  firstByteMs: number | null;
+  reason: string | null;
+}
+
+export function createRouteTrace(): RouteTrace {
+  return { strategy: null, attempts: [], endpoint: null, firstByteMs: null, reason: null };
+}

@@ -1,0 +1,77 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+export type PatchbayDatabase = Database.Database;
+
+/**
+ * Each entry moves the schema one version forward; `user_version` records how far a file got.
+ * Never edit a shipped entry: append a new one.
+ */
+const MIGRATIONS: string[] = [
+  `CREATE TABLE api_keys (
+     id TEXT PRIMARY KEY,
+     name TEXT NOT NULL,
+     secret_hash TEXT NOT NULL UNIQUE,
+     secret_hint TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     revoked_at INTEGER,
+     expires_at INTEGER,
+     allowed_models TEXT,
+     monthly_token_cap INTEGER,
+     monthly_usd_cap REAL,
+     rpm_limit INTEGER,
+     tpm_limit INTEGER,
+     rotated_at INTEGER
+   );
+   CREATE TABLE usage (
+     id INTEGER PRIMARY KEY,
+     ts INTEGER NOT NULL,
+     request_id TEXT NOT NULL,
+     key_id TEXT,
+     endpoint TEXT NOT NULL,
+     requested_model TEXT,
+     provider TEXT,
+     model TEXT,
+     strategy TEXT,
+     status INTEGER NOT NULL,
+     error_type TEXT,
+     stream INTEGER NOT NULL DEFAULT 0,
+     prompt_tokens INTEGER NOT NULL DEFAULT 0,
+     completion_tokens INTEGER NOT NULL DEFAULT 0,
+     total_tokens INTEGER NOT NULL DEFAULT 0,
+     input_price REAL,
+     output_price REAL,
+     cost_usd REAL NOT NULL DEFAULT 0,
+     latency_ms REAL NOT NULL,
+     first_byte_ms REAL,
+     attempts TEXT NOT NULL
+   );
+   CREATE INDEX usage_ts ON usage(ts);
+   CREATE INDEX usage_key_ts ON usage(key_id, ts);`,
+];
+
+/** Opens (creating if needed) the SQLite file in the data dir, in WAL mode, migrated to the latest schema. */
+export function openDatabase(dataDir: string): PatchbayDatabase {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const db = new Database(join(dataDir, 'patchbay.db'));
+  db.pragma('journal_mode = WAL');
+  // NORMAL in WAL mode is durable against process crashes (kill -9); only an OS crash may lose the last commits.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+  return db;
+}
+
+function migrate(db: PatchbayDatabase): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > MIGRATIONS.length) {
+    throw new Error(`This Patchbay database (schema ${current}) was written by a newer Patchbay; update Patchbay to open it.`);
+  }
+  for (let version = current; version < MIGRATIONS.length; version++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[version]);
+      db.pragma(`user_version = ${version + 1}`);
+    })();
+  }
+}

@@ -1,0 +1,134 @@
+import type { AttemptReport } from '../errors/provider-error.ts';
+import type { PatchbayDatabase } from './open-database.ts';
+
+/** One request's metadata. Never content. */
+export interface UsageRecord {
+  ts: number;
+  requestId: string;
+  keyId: string | null;
+  endpoint: 'chat' | 'completions' | 'embeddings' | 'models';
+  requestedModel: string | null;
+  provider: string | null;
+  model: string | null;
+  strategy: string | null;
+  status: number;
+  errorType: string | null;
+  stream: boolean;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  /** USD per million tokens in force when the request ran. */
+  inputPrice: number | null;
+  outputPrice: number | null;
+  costUsd: number;
+  latencyMs: number;
+  firstByteMs: number | null;
+  attempts: AttemptReport[];
+}
+
+export interface UsageTotalsRow {
+  provider: string | null;
+  model: string | null;
+  requests: number;
+  errors: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cost_usd: number;
+}
+
+/** How often queued rows are committed. A kill -9 loses at most the rows queued in this window. */
+export const USAGE_FLUSH_INTERVAL_MS = 50;
+const USAGE_FLUSH_BATCH = 500;
+
+/**
+ * Usage rows are queued in memory and committed in batches, off the request path: one
+ * transaction per batch keeps the write cost per request to microseconds.
+ */
+export class UsageStore {
+  private readonly db: PatchbayDatabase;
+  private queue: UsageRecord[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private readonly insert;
+  private readonly insertBatch;
+  private readonly listeners = new Set<(rows: UsageRecord[]) => void>();
+
+  constructor(db: PatchbayDatabase) {
+    this.db = db;
+    this.insert = db.prepare(
+      `INSERT INTO usage (ts, request_id, key_id, endpoint, requested_model, provider, model, strategy, status, error_type,
+         stream, prompt_tokens, completion_tokens, total_tokens, input_price, output_price, cost_usd, latency_ms, first_byte_ms, attempts)
+       VALUES (@ts, @requestId, @keyId, @endpoint, @requestedModel, @provider, @model, @strategy, @status, @errorType,
+         @stream, @promptTokens, @completionTokens, @totalTokens, @inputPrice, @outputPrice, @costUsd, @latencyMs, @firstByteMs, @attempts)`,
+    );
+    this.insertBatch = db.transaction((rows: UsageRecord[]) => {
+      for (const row of rows) this.insert.run({ ...row, stream: row.stream ? 1 : 0, attempts: JSON.stringify(row.attempts) });
+    });
+  }
+
+  record(row: UsageRecord): void {
+    this.queue.push(row);
+    if (this.queue.length >= USAGE_FLUSH_BATCH) this.flush();
+    else if (!this.timer) {
+      this.timer = setTimeout(() => this.flush(), USAGE_FLUSH_INTERVAL_MS);
+      this.timer.unref();
+    }
+  }
+
+  /** Called after every committed batch (e.g. to update month aggregates that caps read). */
+  onCommit(listener: (rows: UsageRecord[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  flush(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    if (this.queue.length === 0) return;
+    const rows = this.queue;
+    this.queue = [];
+    this.insertBatch(rows);
+    for (const listener of this.listeners) listener(rows);
+  }
+
+  pendingCount(): number {
+    return this.queue.length;
+  }
+
+  /** Totals by provider and model between two instants (ms since epoch, end exclusive). */
+  totalsByModel(fromMs: number, toMs: number): UsageTotalsRow[] {
+    this.flush();
+    return this.db
+      .prepare(
+        `SELECT provider, model, count(*) AS requests, sum(status >= 400) AS errors,
+                sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,
+                sum(total_tokens) AS total_tokens, sum(cost_usd) AS cost_usd
+           FROM usage WHERE ts >= ? AND ts < ?
+          GROUP BY provider, model ORDER BY cost_usd DESC, requests DESC`,
+      )
+      .all(fromMs, toMs) as UsageTotalsRow[];
+  }
+
+  /** Rows between two instants, newest first. */
+  rows(fromMs: number, toMs: number, limit = 1000): Record<string, unknown>[] {
+    this.flush();
+    return (
+      this.db.prepare('SELECT * FROM usage WHERE ts >= ? AND ts < ? ORDER BY ts DESC, id DESC LIMIT ?').all(fromMs, toMs, limit) as Record<string, unknown>[]
+    ).map((row) => ({ ...row, stream: row.stream === 1, attempts: JSON.parse(row.attempts as string) }));
+  }
+}
+
+/** The first instant of a UTC month and of the month after it; `month` is YYYY-MM. */
+export function monthRange(month: string): { from: number; to: number } {
+  const match = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(month);
+  if (!match) throw new RangeError(`Month must look like 2026-11, not "${month}"`);
+  const year = Number(match[1]);
+  const monthIndex = Number(match[2]) - 1;
+  return { from: Date.UTC(year, monthIndex, 1), to: Date.UTC(year, monthIndex + 1, 1) };
+}
+
+export function currentMonth(now = Date.now()): string {
+  return new Date(now).toISOString().slice(0, 7);
+}

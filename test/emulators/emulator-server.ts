@@ -1,0 +1,162 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/**
+ * A fault to inject into the next matching request(s). Shared by every provider emulator, so one
+ * test vocabulary covers them all.
+ */
+export interface Fault {
+  /** Only requests whose path includes this string (default: every request). */
+  path?: string;
+  /** How many requests it applies to (default 1; Infinity for all). */
+  times?: number;
+  /** Wait before answering (ms). */
+  delayMs?: number;
+  /** Answer with this status and the provider's error body for it. */
+  status?: number;
+  /** Override the error message. */
+  message?: string;
+  /** Extra response headers (e.g. retry-after). */
+  headers?: Record<string, string>;
+  /** Close the connection without answering. */
+  drop?: 'before-headers';
+  /** For streams: after this many data events, cut the connection, or send an error event. */
+  midStream?: { afterEvents: number; kind: 'drop' | 'error-event' };
+  /** For streams: after this many data events, wait until the promise settles before sending the rest. */
+  hold?: { afterEvents: number; until: Promise<unknown> };
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: unknown;
+}
+
+export interface EmulatorContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  path: string;
+  body: unknown;
+  fault: Fault | undefined;
+}
+
+/** Minimal HTTP plumbing for emulators: body parsing, request log, faults, delays, connection drops. */
+export abstract class EmulatorServer {
+  readonly requests: RecordedRequest[] = [];
+  private readonly faults: Fault[] = [];
+  private server: Server | null = null;
+  private readonly sockets = new Set<Socket>();
+  /** Added before every answer, to emulate a slower provider. */
+  latencyMs = 0;
+  /** Gap between streamed events. */
+  chunkDelayMs = 0;
+
+  /** Queues a fault for the next matching request(s). */
+  inject(fault: Fault): void {
+    this.faults.push({ times: 1, ...fault });
+  }
+
+  clearFaults(): void {
+    this.faults.length = 0;
+  }
+
+  /** Count of requests whose path includes `path`. */
+  count(path = ''): number {
+    return this.requests.filter((r) => r.path.includes(path)).length;
+  }
+
+  async start(port = 0): Promise<string> {
+    this.server = createServer((req, res) => void this.dispatch(req, res));
+    this.server.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  protected abstract handle(ctx: EmulatorContext): Promise<void> | void;
+
+  private takeFault(path: string): Fault | undefined {
+    const index = this.faults.findIndex((f) => !f.path || path.includes(f.path));
+    if (index === -1) return undefined;
+    const fault = this.faults[index];
+    fault.times = (fault.times ?? 1) - 1;
+    if (fault.times <= 0) this.faults.splice(index, 1);
+    return fault;
+  }
+
+  private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    let body: unknown = undefined;
+    if (text) {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = text;
+      }
+    }
+    const path = req.url ?? '/';
+    this.requests.push({ method: req.method ?? 'GET', path, headers: req.headers, body });
+    const fault = this.takeFault(path);
+    const delay = (fault?.delayMs ?? 0) + this.latencyMs;
+    if (delay > 0) await sleep(delay);
+    if (fault?.drop === 'before-headers') {
+      req.socket.destroy();
+      return;
+    }
+    try {
+      await this.handle({ req, res, path, body, fault });
+    } catch (error) {
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: `emulator bug: ${(error as Error).message}`, type: 'server_error', param: null, code: null } }));
+      }
+    }
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+/** Writes SSE events honouring the fault's mid-stream failure and the emulator's chunk delay. */
+export async function writeSse(
+  res: ServerResponse,
+  events: string[],
+  options: { chunkDelayMs: number; fault?: Fault; errorEvent: () => string; headers?: Record<string, string> },
+): Promise<void> {
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', ...options.headers });
+  res.flushHeaders();
+  for (const [index, event] of events.entries()) {
+    const cut = options.fault?.midStream;
+    if (cut && index === cut.afterEvents) {
+      if (cut.kind === 'drop') {
+        // Let what was written reach the client first, as a real connection cut mid-answer would.
+        await sleep(20);
+        res.socket?.destroy();
+        return;
+      }
+      res.end(options.errorEvent());
+      return;
+    }
+    if (options.fault?.hold && index === options.fault.hold.afterEvents) await options.fault.hold.until;
+    if (index > 0 && options.chunkDelayMs > 0) await sleep(options.chunkDelayMs);
+    res.write(event);
+  }
+  res.end();
+}

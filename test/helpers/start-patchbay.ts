@@ -1,0 +1,52 @@
+import OpenAI from 'openai';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createPatchbay, type Patchbay } from '../../core/app/create-patchbay.ts';
+
+export interface TestPatchbay {
+  patchbay: Patchbay;
+  /** The key Patchbay created on its first start. */
+  key: string;
+  /** The official openai client pointed at Patchbay, as a user would. */
+  client: OpenAI;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Config file content (providers' baseUrl pointing at emulators, ...). */
+  config?: unknown;
+  /** Provider secrets as environment variables. */
+  env?: NodeJS.ProcessEnv;
+  dataDir?: string;
+}
+
+/** Starts the real Patchbay (real HTTP on loopback, real SQLite in a temp dir) through the composition root. */
+export async function startPatchbay(options: StartOptions = {}): Promise<TestPatchbay> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'patchbay-test-'));
+  if (options.config !== undefined) writeFileSync(join(dataDir, 'config.json'), JSON.stringify(options.config, null, 2));
+  const logs: string[] = [];
+  const patchbay = await createPatchbay({ dataDir, host: '127.0.0.1', port: 0, env: options.env ?? {}, log: (m) => logs.push(m) });
+  const key = patchbay.firstKey ?? '';
+  const client = new OpenAI({ baseURL: `${patchbay.url}/v1`, apiKey: key, maxRetries: 0 });
+  return {
+    patchbay,
+    key,
+    client,
+    dataDir,
+    async stop() {
+      await patchbay.close();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Rows of the usage table, oldest first, after flushing the queue. */
+export function usageRows(patchbay: Patchbay): Record<string, unknown>[] {
+  patchbay.usage.flush();
+  return (patchbay.db.prepare('SELECT * FROM usage ORDER BY id').all() as Record<string, unknown>[]).map((row) => ({
+    ...row,
+    attempts: JSON.parse(row.attempts as string),
+  }));
+}
