@@ -14,6 +14,9 @@ import { EnvSecretStore, type SecretStore } from '../secrets/secret-store.ts';
 import { openDatabase, type PatchbayDatabase } from '../usage/open-database.ts';
 import { UsageStore } from '../usage/usage-store.ts';
 
+/** How long a shutdown waits for in-flight requests before cutting them. */
+export const SHUTDOWN_GRACE_MS = 30_000;
+
 export interface PatchbayOptions {
   dataDir: string;
   /** Config file; defaults to config.json in the data dir (optional there, required when named). */
@@ -82,7 +85,13 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
     firstKey,
     close() {
       closing ??= new Promise<void>((resolve) => {
+        // Keep-alive connections become idle as their last response ends: close them as they do,
+        // and give in-flight requests (long streams included) up to the grace period.
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
+        const deadline = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
         server.close(() => {
+          clearInterval(sweep);
+          clearTimeout(deadline);
           usage.flush();
           db.close();
           resolve();

@@ -1,0 +1,115 @@
+#!/usr/bin/env node
+// Makes a fresh checkout runnable, then runs what was asked. Plain JavaScript that any Node from
+// 18 on can run, because on a fresh machine the system Node may be too old for Patchbay itself.
+//
+//   node scripts/ensure-setup.js test [vitest args]   install if needed, then run the test suite
+//   node scripts/ensure-setup.js start [cli args]     install if needed, then run the Patchbay CLI
+//   node scripts/ensure-setup.js bench [args]         install if needed, then run the benchmark
+//
+// Steps: (1) a Node 22.18+ (else Node 24 from the npm registry's node-<platform>-<arch> package,
+// unpacked into .tools/node); (2) npm ci when node_modules is missing or older than the lockfile;
+// (3) the command, run by that Node.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const toolsDir = join(root, '.tools');
+const localNodeDir = join(toolsDir, 'node');
+const NODE_MAJOR = 24;
+
+function say(message) {
+  process.stderr.write(`[patchbay setup] ${message}\n`);
+}
+
+function nodeIsRecentEnough(version) {
+  const [major, minor] = version.replace(/^v/, '').split('.').map(Number);
+  return major > 22 || (major === 22 && minor >= 18);
+}
+
+function versionOf(nodeBinary) {
+  try {
+    return execFileSync(nodeBinary, ['--version'], { encoding: 'utf8' }).trim();
+  } catch {
+    return null;
+  }
+}
+
+/** Returns the bin folder of a suitable Node, fetching Node 24 from the npm registry if needed. */
+function ensureNode() {
+  const localBin = join(localNodeDir, 'bin');
+  const localVersion = existsSync(join(localBin, 'node')) ? versionOf(join(localBin, 'node')) : null;
+  if (localVersion && nodeIsRecentEnough(localVersion)) return localBin;
+  if (nodeIsRecentEnough(process.version)) return dirname(process.execPath);
+  const pkg = `node-${process.platform}-${process.arch}@${NODE_MAJOR}`;
+  say(`Node ${process.version} is too old (Patchbay needs 22.18+); fetching ${pkg} from the npm registry into .tools/node ...`);
+  const staging = join(toolsDir, 'staging');
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(staging, { recursive: true });
+  run('npm', ['pack', pkg, '--silent', '--pack-destination', staging], { cwd: staging });
+  const tarball = readdirSync(staging).find((f) => f.endsWith('.tgz'));
+  if (!tarball) throw new Error(`npm pack ${pkg} produced no tarball`);
+  run('tar', ['xzf', tarball], { cwd: staging });
+  rmSync(localNodeDir, { recursive: true, force: true });
+  renameSync(join(staging, 'package'), localNodeDir);
+  rmSync(staging, { recursive: true, force: true });
+  say(`Using ${versionOf(join(localBin, 'node'))} from .tools/node.`);
+  return localBin;
+}
+
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { stdio: 'inherit', ...options });
+  if (result.error) throw result.error;
+  if (result.status !== 0) {
+    say(`"${command} ${args.join(' ')}" failed with exit code ${result.status}.`);
+    process.exit(result.status ?? 1);
+  }
+}
+
+function mtime(path) {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+function ensureDependencies(env) {
+  const installed = join(root, 'node_modules', '.package-lock.json');
+  const stale = mtime(installed) === 0 || mtime(installed) < mtime(join(root, 'package-lock.json')) || mtime(installed) < mtime(join(root, 'package.json'));
+  if (!stale) return;
+  say('Installing dependencies (npm ci) ...');
+  run('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, env });
+}
+
+function hasCommand(name) {
+  return spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
+}
+
+const [mode = 'test', ...rest] = process.argv.slice(2);
+const nodeBin = ensureNode();
+const env = { ...process.env, PATH: `${nodeBin}${process.platform === 'win32' ? ';' : ':'}${process.env.PATH ?? ''}` };
+ensureDependencies(env);
+const node = join(nodeBin, 'node');
+
+let command;
+if (mode === 'test') command = [node, join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...rest];
+else if (mode === 'start') command = [node, join(root, 'bin', 'patchbay.js'), ...rest];
+else if (mode === 'bench') command = [node, join(root, 'bench', 'run-bench.ts'), ...rest];
+else if (mode === 'install') process.exit(0);
+else {
+  say(`unknown mode "${mode}" (use test, start, bench or install)`);
+  process.exit(2);
+}
+
+// The keychain tests need a Secret Service. On a Linux without a session bus (CI, a container),
+// run the suite inside a private D-Bus session with an unlocked gnome-keyring, when both are installed.
+if (mode === 'test' && process.platform === 'linux' && !env.DBUS_SESSION_BUS_ADDRESS && hasCommand('dbus-run-session') && hasCommand('gnome-keyring-daemon')) {
+  const quoted = command.map((part) => `'${part.replace(/'/g, `'\\''`)}'`).join(' ');
+  command = ['dbus-run-session', '--', 'sh', '-c', `echo -n patchbay-test | gnome-keyring-daemon --unlock --components=secrets >/dev/null; exec ${quoted}`];
+}
+
+const result = spawnSync(command[0], command.slice(1), { stdio: 'inherit', env, cwd: root });
+if (result.error) throw result.error;
+process.exit(result.status ?? (result.signal ? 1 : 0));
