@@ -1,4 +1,5 @@
 import { ProviderError } from '../../errors/provider-error.ts';
+import { completeViaChat, streamCompleteViaChat } from '../complete-via-chat.ts';
 import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../../http/request-schemas.ts';
 import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall, Usage } from '../provider-adapter.ts';
 import { readSseEvents } from '../read-sse-events.ts';
@@ -29,11 +30,14 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
     return this.stream('chat/completions', request, call, includeUsage, 'chat.completion.chunk');
   }
 
+  /** Native /completions where the upstream has it for this model (and on every user-defined endpoint); otherwise through chat. */
   complete(request: CompletionRequest, call: UpstreamCall): Promise<JsonReply> {
+    if (!hasNativeCompletions(call)) return completeViaChat(this, request, call);
     return this.json('completions', { ...request, model: call.endpoint.model }, call);
   }
 
   streamComplete(request: CompletionRequest, call: UpstreamCall, includeUsage: boolean): Promise<StreamReply> {
+    if (!hasNativeCompletions(call)) return streamCompleteViaChat(this, request, call, includeUsage);
     return this.stream('completions', request, call, includeUsage, 'text_completion');
   }
 
@@ -106,6 +110,10 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
     }
     return response;
   }
+}
+
+function hasNativeCompletions(call: UpstreamCall): boolean {
+  return call.endpoint.nativeCompletions || !call.provider.builtin;
 }
 
 function streamError(provider: string, data: string): ProviderError {
