@@ -9,7 +9,9 @@ import { HostGuard } from '../http/host-guard.ts';
 import { KeyStore } from '../keys/key-store.ts';
 import { OpenAiCompatibleAdapter } from '../providers/openai-compatible/openai-compatible-adapter.ts';
 import type { ProviderAdapter } from '../providers/provider-adapter.ts';
+import { HealthTracker } from '../routing/health-tracker.ts';
 import { Router } from '../routing/router.ts';
+import { seedHealth } from '../routing/seed-health.ts';
 import { EnvSecretStore, type SecretStore } from '../secrets/secret-store.ts';
 import { openDatabase, type PatchbayDatabase } from '../usage/open-database.ts';
 import { UsageStore } from '../usage/usage-store.ts';
@@ -38,6 +40,7 @@ export interface Patchbay {
   db: PatchbayDatabase;
   keys: KeyStore;
   usage: UsageStore;
+  health: HealthTracker;
   /** The key created on a first start with no keys: shown once, never stored in clear. */
   firstKey: string | null;
   /** Stops accepting, waits for in-flight requests, flushes usage, closes the database. */
@@ -55,7 +58,9 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   const usage = new UsageStore(db);
   const secrets = options.secrets ?? new EnvSecretStore(options.env ?? process.env);
   const adapters: Partial<Record<Protocol, ProviderAdapter>> = { openai: new OpenAiCompatibleAdapter(config.connectTimeoutMs) };
-  const router = new Router({ catalog, config, secrets, adapters });
+  const health = new HealthTracker({ ...config.breaker, windowSize: config.healthWindow.size, windowMs: config.healthWindow.maxAgeMs });
+  seedHealth(health, db, config.healthWindow.maxAgeMs);
+  const router = new Router({ catalog, config, secrets, adapters, health });
   const hostGuard = new HostGuard({ allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins, listenHost: host });
   const app = createHttpApp({ config, catalog, router, keys, usage, hostGuard, log });
 
@@ -82,6 +87,7 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
     db,
     keys,
     usage,
+    health,
     firstKey,
     close() {
       closing ??= new Promise<void>((resolve) => {

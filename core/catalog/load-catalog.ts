@@ -22,6 +22,8 @@ const catalogSchema = z.strictObject({
   priceSource: z.string(),
   aliases: z.record(z.string(), z.array(z.string()).min(1)),
   embeddingModels: z.record(z.string(), z.array(z.string()).min(1)),
+  /** Aliases `auto` chooses from: a fast, cheap tier and a strong tier. */
+  auto: z.strictObject({ fast: z.array(z.string()).min(1), strong: z.array(z.string()).min(1) }),
   endpoints: z.array(endpointSchema),
 });
 
@@ -49,6 +51,7 @@ export interface Catalog {
   aliases: Map<string, string[]>;
   /** Unprefixed embedding model name -> endpoint ids. */
   embeddingModels: Map<string, string[]>;
+  auto: { fast: string[]; strong: string[] };
 }
 
 const DEFAULT_USER_CAPABILITIES: Capability[] = ['chat', 'completions', 'tools', 'streaming'];
@@ -84,6 +87,7 @@ export function loadCatalog(providers: Map<string, ResolvedProvider>): Catalog {
     endpoints,
     aliases: new Map(Object.entries(data.aliases)),
     embeddingModels: new Map(Object.entries(data.embeddingModels)),
+    auto: data.auto,
   };
 }
 

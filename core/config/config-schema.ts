@@ -57,6 +57,20 @@ export const configSchema = z.strictObject({
         .optional(),
       connectTimeoutMs: z.number().int().positive().optional(),
       firstByteTimeoutMs: z.number().int().positive().optional(),
+      /** A 429 whose retry window is at most this long is waited out on the same endpoint; a longer one falls back. */
+      maxRetryWaitMs: z.number().int().nonnegative().optional(),
+      breaker: z
+        .strictObject({
+          failureThreshold: z.number().int().positive().optional(),
+          cooldownMs: z.number().int().positive().optional(),
+        })
+        .optional(),
+      healthWindow: z
+        .strictObject({
+          size: z.number().int().positive().optional(),
+          maxAgeMs: z.number().int().positive().optional(),
+        })
+        .optional(),
     })
     .optional(),
   usage: z

@@ -30,6 +30,9 @@ export interface PatchbayConfig {
   weights: { latency: number; cost: number; availability: number };
   connectTimeoutMs: number;
   firstByteTimeoutMs: number;
+  maxRetryWaitMs: number;
+  breaker: { failureThreshold: number; cooldownMs: number };
+  healthWindow: { size: number; maxAgeMs: number };
   routingFeeUsd: number;
   contentLog: boolean;
 }
@@ -124,6 +127,15 @@ function resolveConfig(file: PatchbayConfigFile, path: string | null): PatchbayC
     },
     connectTimeoutMs: file.routing?.connectTimeoutMs ?? 10_000,
     firstByteTimeoutMs: file.routing?.firstByteTimeoutMs ?? 120_000,
+    maxRetryWaitMs: file.routing?.maxRetryWaitMs ?? 2_000,
+    breaker: {
+      failureThreshold: file.routing?.breaker?.failureThreshold ?? 5,
+      cooldownMs: file.routing?.breaker?.cooldownMs ?? 30_000,
+    },
+    healthWindow: {
+      size: file.routing?.healthWindow?.size ?? 100,
+      maxAgeMs: file.routing?.healthWindow?.maxAgeMs ?? 15 * 60_000,
+    },
     routingFeeUsd: file.usage?.routingFeeUsd ?? 0,
     contentLog: file.usage?.contentLog ?? false,
   };

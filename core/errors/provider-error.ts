@@ -77,8 +77,14 @@ export interface AttemptReport {
 /** Every eligible endpoint failed (502), or none was eligible (503). */
 export class AllProvidersFailedError extends PatchbayError {
   readonly attempts: AttemptReport[];
-  constructor(message: string, attempts: AttemptReport[], status = 502, code = 'all_providers_failed') {
-    super(message, { status, type: 'server_error', code, extra: { attempts } });
+  constructor(message: string, attempts: AttemptReport[], status = 502, code = 'all_providers_failed', retryAfterMs?: number) {
+    super(message, {
+      status,
+      type: status === 429 ? 'rate_limit_error' : 'server_error',
+      code,
+      extra: { attempts },
+      headers: retryAfterMs === undefined ? undefined : { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) },
+    });
     this.attempts = attempts;
   }
 }

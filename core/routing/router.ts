@@ -1,16 +1,23 @@
 import type { Capability, Catalog, Endpoint } from '../catalog/load-catalog.ts';
 import type { Strategy } from '../config/config-schema.ts';
 import type { PatchbayConfig, ResolvedProvider } from '../config/load-config.ts';
-import { InvalidRequestError } from '../errors/patchbay-error.ts';
+import { InvalidRequestError, PermissionDeniedError } from '../errors/patchbay-error.ts';
 import { AllProvidersFailedError, ProviderError } from '../errors/provider-error.ts';
 import type { ProviderAdapter, UpstreamCall } from '../providers/provider-adapter.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
+import { chooseAutoTier } from './choose-auto-tier.ts';
+import { countTokensExactly, roughTokens, type PromptSize } from './estimate-tokens.ts';
+import type { HealthTracker } from './health-tracker.ts';
+import { rankEndpoints } from './rank-endpoints.ts';
 import { resolveModel } from './resolve-model.ts';
 import type { RouteTrace } from './route-trace.ts';
 
 export type Operation = 'chat' | 'completions' | 'embeddings';
 
 const OPERATION_PATH: Record<Operation, string> = { chat: '/v1/chat/completions', completions: '/v1/completions', embeddings: '/v1/embeddings' };
+const PROMPT_PARAM: Record<Operation, string> = { chat: 'messages', completions: 'prompt', embeddings: 'input' };
+/** Output assumed for cost ranking when the request sets no max_tokens. */
+export const ASSUMED_COMPLETION_TOKENS = 256;
 
 export interface RouteRequest {
   operation: Operation;
@@ -19,12 +26,19 @@ export interface RouteRequest {
   needs: { capability: Capability; param: string }[];
   strategy: Strategy | undefined;
   fallbackModels: string[];
+  stream: boolean;
+  prompt: PromptSize;
+  /** Output the caller wants at most (max_tokens), if it said. */
+  maxTokens: number | undefined;
+  /** The key's model restriction (ids or aliases), or null for all. */
+  allowedModels: string[] | null;
 }
 
 export interface RoutePlan {
   strategy: Strategy;
-  pinned: boolean;
   candidates: Endpoint[];
+  reason: string;
+  promptTokens: number;
 }
 
 export interface RouterDeps {
@@ -32,73 +46,111 @@ export interface RouterDeps {
   config: PatchbayConfig;
   secrets: SecretStore;
   adapters: Partial<Record<ResolvedProvider['protocol'], ProviderAdapter>>;
+  health: HealthTracker;
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /**
- * Resolves a request to ordered candidate endpoints and tries them in turn. Fallback happens only
- * here, and only before the attempt function returns: a stream's first chunk is pulled inside the
- * attempt, so once this returns, the answer is committed to the client.
+ * Resolves a request to ranked candidate endpoints and tries them in turn. Fallback happens only
+ * in `execute`, and only before the attempt function returns: a stream's first chunk is pulled
+ * inside the attempt, so once `execute` returns, the answer is committed to the client.
  */
 export class Router {
   private readonly deps: RouterDeps;
+  private readonly turns = new Map<string, number>();
 
   constructor(deps: RouterDeps) {
     this.deps = deps;
   }
 
-  plan(request: RouteRequest): RoutePlan {
+  async plan(request: RouteRequest): Promise<RoutePlan> {
     const { catalog, config } = this.deps;
-    const primary = resolveModel(request.model, catalog, config.providers);
-    const strategy = request.strategy ?? primary.strategy ?? config.strategy;
-    const endpoints = [...primary.endpoints];
+    const base = stripStrategy(request.model);
+    let strategy = request.strategy;
+    const groups: { label: string; endpoints: Endpoint[] }[] = [];
+    let reason: string;
+    let promptTokens = roughTokens(request.prompt);
+
+    if (base.name === 'auto' && request.operation !== 'embeddings') {
+      strategy ??= base.strategy;
+      const choice = chooseAutoTier(catalog, {
+        promptTokens,
+        maxTokens: request.maxTokens,
+        tools: request.needs.some((n) => n.capability === 'tools'),
+        images: request.needs.some((n) => n.capability === 'images'),
+      });
+      const tier = (aliases: string[]) => aliases.flatMap((alias) => (catalog.aliases.get(alias) ?? []).map((id) => catalog.endpoints.get(id)!).filter(Boolean));
+      groups.push({ label: 'auto', endpoints: tier(choice.primary) }, { label: 'auto', endpoints: tier(choice.secondary) });
+      reason = `auto: ${choice.reason}`;
+    } else {
+      const primary = resolveModel(request.model, catalog, config.providers);
+      strategy ??= primary.strategy;
+      this.checkAllowed(request, request.model, primary.endpoints);
+      groups.push({ label: request.model, endpoints: primary.endpoints });
+      reason = primary.pinned ? `pinned to ${primary.endpoints[0].id}` : `alias ${base.name}`;
+    }
     for (const [index, model] of request.fallbackModels.entries()) {
       const extra = resolveModel(model, catalog, config.providers, `X-Patchbay-Fallback[${index}]`);
-      for (const endpoint of extra.endpoints) if (!endpoints.some((e) => e.id === endpoint.id)) endpoints.push(endpoint);
+      this.checkAllowed(request, model, extra.endpoints);
+      groups.push({ label: model, endpoints: extra.endpoints });
     }
+    strategy ??= config.strategy;
 
-    const capable = this.filterCapable(endpoints, request);
+    // Capability: if the primary group cannot do what was asked at all, that is the caller's mistake (400).
+    const capableGroups = groups.map((group, i) => ({ ...group, endpoints: this.filterCapable(group.endpoints, request, i === 0) }));
+    promptTokens = await this.fitContext(capableGroups, request, promptTokens);
+
     const reasons: string[] = [];
-    const candidates = capable.filter((endpoint) => {
-      const provider = config.providers.get(endpoint.provider)!;
-      if (!provider.enabled) {
-        reasons.push(`${provider.name} is disabled in the config`);
-        return false;
-      }
-      if (!this.deps.adapters[provider.protocol]) {
-        reasons.push(`${provider.name} speaks the ${provider.protocol} protocol, which this build of Patchbay cannot translate yet`);
-        return false;
-      }
-      if (provider.requiresKey && !this.deps.secrets.get(provider)) {
-        reasons.push(`${provider.name} has no API key (${this.deps.secrets.describeSource(provider)})`);
-        return false;
-      }
-      return true;
-    });
-    if (candidates.length === 0) {
-      throw new AllProvidersFailedError(
-        `No provider can serve "${request.model}" right now: ${[...new Set(reasons)].join('; ')}.`,
-        [],
-        503,
-        'no_eligible_provider',
-      );
+    const ranked: Endpoint[] = [];
+    for (const group of capableGroups) {
+      const eligible = group.endpoints.filter((e) => this.isEligible(e, reasons) && !ranked.some((r) => r.id === e.id));
+      const turn = this.nextTurn(group.label, eligible.length);
+      const order = rankEndpoints(eligible, {
+        strategy,
+        stream: request.stream,
+        promptTokens,
+        completionTokens: request.maxTokens ?? ASSUMED_COMPLETION_TOKENS,
+        weights: config.weights,
+        health: (id) => this.deps.health.health(id),
+        turn,
+      });
+      if (ranked.length === 0 && order.length > 0) reason += `; ${strategy} chose ${order[0].endpoint.id}`;
+      ranked.push(...order.map((r) => r.endpoint));
     }
-    return { strategy, pinned: primary.pinned && request.fallbackModels.length === 0, candidates };
+    if (ranked.length === 0) {
+      throw new AllProvidersFailedError(`No provider can serve "${request.model}" right now: ${[...new Set(reasons)].join('; ')}.`, [], 503, 'no_eligible_provider');
+    }
+    return { strategy, candidates: ranked, reason, promptTokens };
   }
 
-  /** Drops endpoints that cannot do what the request asks; if none can, the client asked for the impossible: 400. */
-  private filterCapable(endpoints: Endpoint[], request: RouteRequest): Endpoint[] {
-    const supportsOperation = endpoints.filter((e) => e.capabilities.has(request.operation));
-    if (supportsOperation.length === 0) {
+  private nextTurn(label: string, size: number): number {
+    if (size <= 1) return 0;
+    const turn = this.turns.get(label) ?? 0;
+    this.turns.set(label, turn + 1);
+    return turn;
+  }
+
+  private checkAllowed(request: RouteRequest, model: string, endpoints: Endpoint[]): void {
+    const allowed = request.allowedModels;
+    if (!allowed) return;
+    const name = stripStrategy(model).name;
+    if (allowed.includes(name) || endpoints.some((e) => allowed.includes(e.id))) return;
+    throw new PermissionDeniedError(`This Patchbay key may not use the model "${name}"; it is limited to: ${allowed.join(', ')}.`, 'model_not_allowed', 'model');
+  }
+
+  /** Drops endpoints that cannot do what the request asks; if the primary group has none left, the client asked for the impossible: 400. */
+  private filterCapable(endpoints: Endpoint[], request: RouteRequest, primary: boolean): Endpoint[] {
+    let capable = endpoints.filter((e) => e.capabilities.has(request.operation));
+    if (capable.length === 0 && primary) {
       throw new InvalidRequestError(
         `The model "${request.model}" cannot be used with ${OPERATION_PATH[request.operation]}; GET /v1/models shows each model's capabilities.`,
         'model',
         'model_not_supported',
       );
     }
-    let capable = supportsOperation;
     for (const need of request.needs) {
       const next = capable.filter((e) => e.capabilities.has(need.capability));
-      if (next.length === 0) {
+      if (next.length === 0 && primary && capable.length > 0) {
         throw new InvalidRequestError(
           `The model "${request.model}" does not support '${need.param}' (${need.capability}); choose a model whose capabilities include it.`,
           need.param,
@@ -110,45 +162,126 @@ export class Router {
     return capable;
   }
 
-  /** Tries the candidates in order until one answers; records every attempt in the trace. */
-  async execute<T>(plan: RoutePlan, trace: RouteTrace, signal: AbortSignal, attempt: (adapter: ProviderAdapter, call: UpstreamCall) => Promise<T>): Promise<T> {
-    const { config, secrets, adapters } = this.deps;
+  /** Drops endpoints whose context window cannot hold the prompt plus the wanted output; counts tokens exactly only when it matters. */
+  private async fitContext(groups: { endpoints: Endpoint[] }[], request: RouteRequest, rough: number): Promise<number> {
+    const output = request.maxTokens ?? 0;
+    const all = groups.flatMap((g) => g.endpoints);
+    const limited = all.filter((e) => e.contextWindow > 0 && request.prompt.bytes + output > e.contextWindow);
+    if (limited.length === 0) return rough;
+    const exact = await countTokensExactly(request.prompt.text);
+    let dropped = 0;
+    for (const group of groups) {
+      const before = group.endpoints.length;
+      group.endpoints = group.endpoints.filter((e) => e.contextWindow === 0 || exact + output <= e.contextWindow);
+      dropped += before - group.endpoints.length;
+    }
+    if (groups.every((g) => g.endpoints.length === 0) && dropped > 0) {
+      const largest = Math.max(...all.map((e) => e.contextWindow));
+      throw new InvalidRequestError(
+        `The prompt is about ${exact} tokens${output ? ` and max_tokens asks for ${output} more` : ''}, which exceeds the largest context window of "${request.model}" (${largest} tokens). Shorten the prompt, lower max_tokens, or choose a model with a larger context_window.`,
+        PROMPT_PARAM[request.operation],
+        'context_length_exceeded',
+      );
+    }
+    return exact;
+  }
+
+  private isEligible(endpoint: Endpoint, reasons: string[]): boolean {
+    const provider = this.deps.config.providers.get(endpoint.provider)!;
+    if (!provider.enabled) return fail(reasons, `${provider.name} is disabled in the config`);
+    if (!this.deps.adapters[provider.protocol]) return fail(reasons, `${provider.name} speaks the ${provider.protocol} protocol, which this build cannot translate`);
+    if (provider.requiresKey && !this.deps.secrets.get(provider)) {
+      return fail(reasons, `${provider.name} has no API key (${this.deps.secrets.describeSource(provider)})`);
+    }
+    if (!this.deps.health.isAvailable(endpoint.id)) {
+      const health = this.deps.health.health(endpoint.id);
+      return fail(reasons, health.rateLimitedUntil ? `${endpoint.id} is rate limited until ${new Date(health.rateLimitedUntil).toISOString()}` : `${endpoint.id} is failing (circuit breaker open)`);
+    }
+    return true;
+  }
+
+  /** Tries the candidates in order until one answers; records every attempt in the trace and in health. */
+  async execute<T>(plan: RoutePlan, trace: RouteTrace, signal: AbortSignal, stream: boolean, attempt: (adapter: ProviderAdapter, call: UpstreamCall) => Promise<T>): Promise<T> {
+    const { config, secrets, adapters, health } = this.deps;
     trace.strategy = plan.strategy;
+    trace.reason = plan.reason;
     let lastError: ProviderError | undefined;
     for (const endpoint of plan.candidates) {
       if (signal.aborted) break;
+      if (!health.isAvailable(endpoint.id, true)) continue;
       const provider = config.providers.get(endpoint.provider)!;
       trace.endpoint = endpoint;
-      const started = performance.now();
-      try {
-        const value = await attempt(adapters[provider.protocol]!, {
-          endpoint,
-          provider,
-          apiKey: secrets.get(provider),
-          signal,
-          firstByteTimeoutMs: config.firstByteTimeoutMs,
-        });
-        trace.attempts.push({ provider: provider.name, model: endpoint.model, status: 200, error_type: null, message: null, latency_ms: round(performance.now() - started) });
-        return value;
-      } catch (error) {
-        if (!(error instanceof ProviderError)) throw error;
-        trace.attempts.push({
-          provider: provider.name,
-          model: endpoint.model,
-          status: error.upstreamStatus || error.status,
-          error_type: error.type,
-          message: error.message,
-          latency_ms: round(performance.now() - started),
-        });
-        lastError = error;
-        if (!error.retryable) throw error;
+      const call: UpstreamCall = { endpoint, provider, apiKey: secrets.get(provider), signal, firstByteTimeoutMs: config.firstByteTimeoutMs };
+      for (let waited = false; ; waited = true) {
+        const started = performance.now();
+        try {
+          const value = await attempt(adapters[provider.protocol]!, call);
+          const latency = round(performance.now() - started);
+          trace.attempts.push({ provider: provider.name, model: endpoint.model, status: 200, error_type: null, message: null, latency_ms: latency });
+          health.record(endpoint.id, { at: Date.now(), ok: true, latencyMs: latency, stream });
+          return value;
+        } catch (error) {
+          if (!(error instanceof ProviderError)) {
+            health.releaseProbe(endpoint.id);
+            throw error;
+          }
+          const latency = round(performance.now() - started);
+          trace.attempts.push({ provider: provider.name, model: endpoint.model, status: error.upstreamStatus || error.status, error_type: error.type, message: error.message, latency_ms: latency });
+          lastError = error;
+          if (signal.aborted) throw error;
+          if (error.upstreamStatus === 429) {
+            // A short retry window is usable: wait it out once on the same endpoint. A longer one is not: try elsewhere.
+            if (error.retryAfterMs !== undefined && error.retryAfterMs <= config.maxRetryWaitMs && !waited) {
+              await (this.deps.sleep ?? sleep)(error.retryAfterMs);
+              continue;
+            }
+            if (error.retryAfterMs !== undefined) health.markRateLimited(endpoint.id, Date.now() + error.retryAfterMs);
+            health.record(endpoint.id, { at: Date.now(), ok: false, latencyMs: latency, stream }, false);
+            break;
+          }
+          if (!error.retryable) {
+            // The endpoint answered: it is up, the request was the problem. Not a health event.
+            health.releaseProbe(endpoint.id);
+            throw error;
+          }
+          health.record(endpoint.id, { at: Date.now(), ok: false, latencyMs: latency, stream });
+          break;
+        }
       }
     }
+    if (trace.attempts.length > 0 && trace.attempts.every((a) => a.status === 429) && lastError) {
+      throw new AllProvidersFailedError(`Every provider for this model is rate limited; the last said: ${lastError.message}`, trace.attempts, 429, 'rate_limit_exceeded', lastError.retryAfterMs);
+    }
     throw new AllProvidersFailedError(
-      `All ${trace.attempts.length} provider attempt(s) failed${lastError ? `; the last: ${lastError.message}` : ''}. See "attempts" for each.`,
+      trace.attempts.length
+        ? `All ${trace.attempts.length} provider attempt(s) failed; the last: ${lastError?.message}. See "attempts" for each.`
+        : 'Every candidate provider became unavailable (circuit breakers open) before it could be tried.',
       trace.attempts,
+      trace.attempts.length ? 502 : 503,
+      trace.attempts.length ? 'all_providers_failed' : 'no_eligible_provider',
     );
   }
+
+  /** A stream that failed after its first byte: no fallback is possible, but health must know. */
+  recordStreamFailure(endpoint: Endpoint): void {
+    this.deps.health.record(endpoint.id, { at: Date.now(), ok: false, latencyMs: 0, stream: true });
+  }
+}
+
+function stripStrategy(model: string): { name: string; strategy: Strategy | undefined } {
+  const colon = model.lastIndexOf(':');
+  const suffix = colon > 0 ? model.slice(colon + 1) : '';
+  if (['balanced', 'latency', 'cost', 'availability', 'round-robin'].includes(suffix)) return { name: model.slice(0, colon), strategy: suffix as Strategy };
+  return { name: model, strategy: undefined };
+}
+
+function fail(reasons: string[], reason: string): false {
+  reasons.push(reason);
+  return false;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function round(ms: number): number {

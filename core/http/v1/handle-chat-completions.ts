@@ -4,6 +4,7 @@ import { readJsonBody } from '../read-json-body.ts';
 import { chatRequestSchema, type ChatRequest } from '../request-schemas.ts';
 import { validateBody } from '../validate-body.ts';
 import type { RouteRequest } from '../../routing/router.ts';
+import { chatTexts, measurePrompt } from '../../routing/estimate-tokens.ts';
 import { serveRouted } from './serve-routed.ts';
 import type { V1Request } from './v1-request.ts';
 
@@ -22,7 +23,13 @@ export function chatNeeds(body: ChatRequest): RouteRequest['needs'] {
 export async function handleChatCompletions(req: IncomingMessage, res: ServerResponse, router: Router, request: V1Request): Promise<void> {
   const body = validateBody(chatRequestSchema, await readJsonBody(req));
   await serveRouted(req, res, router, request, {
-    route: { operation: 'chat', model: body.model, needs: chatNeeds(body) },
+    route: {
+      operation: 'chat',
+      model: body.model,
+      needs: chatNeeds(body),
+      prompt: measurePrompt(chatTexts(body.messages, body.tools)),
+      maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
+    },
     stream: body.stream === true,
     includeUsage: body.stream_options?.include_usage === true,
     json: (adapter, call) => adapter.chat(body, call),

@@ -3,6 +3,7 @@ import type { RouteRequest, Router } from '../../routing/router.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { completionRequestSchema } from '../request-schemas.ts';
 import { validateBody } from '../validate-body.ts';
+import { measurePrompt } from '../../routing/estimate-tokens.ts';
 import { serveRouted } from './serve-routed.ts';
 import type { V1Request } from './v1-request.ts';
 
@@ -13,7 +14,13 @@ export async function handleCompletions(req: IncomingMessage, res: ServerRespons
   if ((body.best_of ?? 1) > 1) needs.push({ capability: 'logprobs', param: 'best_of' });
   if ((body.n ?? 1) > 1) needs.push({ capability: 'n', param: 'n' });
   await serveRouted(req, res, router, request, {
-    route: { operation: 'completions', model: body.model, needs },
+    route: {
+      operation: 'completions',
+      model: body.model,
+      needs,
+      prompt: measurePrompt(typeof body.prompt === 'string' ? [body.prompt] : body.prompt.map((p) => (typeof p === 'string' ? p : ' '.repeat(Array.isArray(p) ? p.length : 1)))),
+      maxTokens: body.max_tokens ?? 16,
+    },
     stream: body.stream === true,
     includeUsage: body.stream_options?.include_usage === true,
     json: (adapter, call) => adapter.complete(body, call),

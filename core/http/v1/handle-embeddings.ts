@@ -3,6 +3,7 @@ import type { RouteRequest, Router } from '../../routing/router.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { embeddingRequestSchema } from '../request-schemas.ts';
 import { validateBody } from '../validate-body.ts';
+import { measurePrompt } from '../../routing/estimate-tokens.ts';
 import { serveRouted } from './serve-routed.ts';
 import type { V1Request } from './v1-request.ts';
 
@@ -11,7 +12,13 @@ export async function handleEmbeddings(req: IncomingMessage, res: ServerResponse
   const needs: RouteRequest['needs'] = [];
   if (body.dimensions !== undefined) needs.push({ capability: 'dimensions', param: 'dimensions' });
   await serveRouted(req, res, router, request, {
-    route: { operation: 'embeddings', model: body.model, needs },
+    route: {
+      operation: 'embeddings',
+      model: body.model,
+      needs,
+      prompt: measurePrompt(typeof body.input === 'string' ? [body.input] : body.input.map((i) => (typeof i === 'string' ? i : ' '.repeat(Array.isArray(i) ? i.length : 1)))),
+      maxTokens: undefined,
+    },
     stream: false,
     includeUsage: false,
     json: (adapter, call) => adapter.embed(body, call),

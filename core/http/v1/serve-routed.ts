@@ -2,12 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProviderError } from '../../errors/provider-error.ts';
 import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall } from '../../providers/provider-adapter.ts';
 import { parseFallbackHeader, parseStrategyHeader } from '../../routing/resolve-model.ts';
-import type { RouteRequest, Router } from '../../routing/router.ts';
+import type { RoutePlan, RouteRequest, Router } from '../../routing/router.ts';
 import { errorEvent } from '../render-error.ts';
 import { elapsedMs, type V1Request } from './v1-request.ts';
 
 export interface RoutedOperation {
-  route: Omit<RouteRequest, 'strategy' | 'fallbackModels'>;
+  route: Omit<RouteRequest, 'strategy' | 'fallbackModels' | 'stream' | 'allowedModels'>;
   stream: boolean;
   includeUsage: boolean;
   json(adapter: ProviderAdapter, call: UpstreamCall): Promise<JsonReply>;
@@ -20,8 +20,10 @@ const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache
 export async function serveRouted(req: IncomingMessage, res: ServerResponse, router: Router, request: V1Request, operation: RoutedOperation): Promise<void> {
   request.requestedModel = operation.route.model;
   request.stream = operation.stream;
-  const plan = router.plan({
+  const plan = await router.plan({
     ...operation.route,
+    stream: operation.stream,
+    allowedModels: request.key?.allowedModels ?? null,
     strategy: parseStrategyHeader(req.headers['x-patchbay-strategy'] as string | undefined),
     fallbackModels: parseFallbackHeader(req.headers['x-patchbay-fallback'] as string | undefined),
   });
@@ -38,8 +40,8 @@ export async function serveRouted(req: IncomingMessage, res: ServerResponse, rou
   }
 }
 
-async function serveJson(res: ServerResponse, router: Router, request: V1Request, operation: RoutedOperation, plan: ReturnType<Router['plan']>, signal: AbortSignal) {
-  const reply = await router.execute(plan, request.trace, signal, (adapter, call) => operation.json(adapter, call));
+async function serveJson(res: ServerResponse, router: Router, request: V1Request, operation: RoutedOperation, plan: RoutePlan, signal: AbortSignal) {
+  const reply = await router.execute(plan, request.trace, signal, false, (adapter, call) => operation.json(adapter, call));
   request.usage = reply.usage;
   request.trace.firstByteMs = elapsedMs(request);
   res.writeHead(200, {
@@ -47,14 +49,15 @@ async function serveJson(res: ServerResponse, router: Router, request: V1Request
     'content-length': Buffer.byteLength(reply.body),
     'x-patchbay-provider': request.trace.endpoint!.provider,
     'x-patchbay-strategy': plan.strategy,
+    'x-patchbay-route-reason': plan.reason,
     'x-patchbay-latency-ms': String(request.trace.firstByteMs),
   });
   res.end(reply.body);
 }
 
-async function serveStream(res: ServerResponse, router: Router, request: V1Request, operation: RoutedOperation, plan: ReturnType<Router['plan']>, signal: AbortSignal) {
+async function serveStream(res: ServerResponse, router: Router, request: V1Request, operation: RoutedOperation, plan: RoutePlan, signal: AbortSignal) {
   // The first chunk is pulled inside the attempt: until it arrives, a failure can still fall back.
-  const { reply, first } = await router.execute(plan, request.trace, signal, async (adapter, call) => {
+  const { reply, first } = await router.execute(plan, request.trace, signal, true, async (adapter, call) => {
     const opened = await operation.openStream!(adapter, call, operation.includeUsage);
     return { reply: opened, first: await opened.chunks.next() };
   });
@@ -63,6 +66,7 @@ async function serveStream(res: ServerResponse, router: Router, request: V1Reque
     ...SSE_HEADERS,
     'x-patchbay-provider': request.trace.endpoint!.provider,
     'x-patchbay-strategy': plan.strategy,
+    'x-patchbay-route-reason': plan.reason,
     // On a stream this is the time to the upstream's first chunk, not the whole answer.
     'x-patchbay-latency-ms': String(request.trace.firstByteMs),
   });
@@ -76,6 +80,7 @@ async function serveStream(res: ServerResponse, router: Router, request: V1Reque
     request.status = signal.aborted ? 499 : 502;
     request.errorType = signal.aborted ? 'client_closed' : error instanceof ProviderError ? `stream_${error.type}` : 'stream_error';
     const last = request.trace.attempts[request.trace.attempts.length - 1];
+    if (!signal.aborted) router.recordStreamFailure(request.trace.endpoint!);
     if (last && error instanceof ProviderError) {
       last.status = request.status;
       last.error_type = error.type;

@@ -1,0 +1,42 @@
+/**
+ * Prompt size for eligibility and `auto`. Byte-level BPE never makes more tokens than UTF-8 bytes,
+ * so the byte count is a safe upper bound; the real tokenizer (gpt-tokenizer, o200k) runs only when
+ * that bound does not already prove the prompt fits, keeping the common request free of its cost.
+ */
+export interface PromptSize {
+  /** UTF-8 bytes of every text the model will read: an upper bound on tokens. */
+  bytes: number;
+  /** Text for the exact count, when it is needed. */
+  text: string;
+}
+
+export function measurePrompt(texts: Iterable<string>): PromptSize {
+  let text = '';
+  for (const t of texts) text += t + '\n';
+  return { bytes: Buffer.byteLength(text), text };
+}
+
+let tokenizer: Promise<{ countTokens: (text: string) => number }> | undefined;
+
+export async function countTokensExactly(text: string): Promise<number> {
+  tokenizer ??= import('gpt-tokenizer');
+  return (await tokenizer).countTokens(text);
+}
+
+/** A rough count (four bytes a token) for choosing a tier; never for limits. */
+export function roughTokens(size: PromptSize): number {
+  return Math.ceil(size.bytes / 4);
+}
+
+/** Text pieces of chat messages (and tool definitions), for measuring. */
+export function* chatTexts(messages: { content?: unknown; tool_calls?: unknown }[], tools?: unknown): Generator<string> {
+  for (const message of messages) {
+    const content = message.content;
+    if (typeof content === 'string') yield content;
+    else if (Array.isArray(content)) {
+      for (const part of content) if (part && typeof part === 'object' && 'text' in part) yield String((part as { text: unknown }).text);
+    }
+    if (message.tool_calls) yield JSON.stringify(message.tool_calls);
+  }
+  if (tools) yield JSON.stringify(tools);
+}
