@@ -1,3 +1,4 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -6,13 +7,16 @@ import type { Protocol } from '../config/config-schema.ts';
 import { loadConfigFile, type PatchbayConfig } from '../config/load-config.ts';
 import { createHttpApp } from '../http/create-http-app.ts';
 import { HostGuard } from '../http/host-guard.ts';
+import { KeyLimiter } from '../keys/key-limiter.ts';
 import { KeyStore } from '../keys/key-store.ts';
 import { OpenAiCompatibleAdapter } from '../providers/openai-compatible/openai-compatible-adapter.ts';
 import type { ProviderAdapter } from '../providers/provider-adapter.ts';
+import { ManagementService } from '../management/management-service.ts';
 import { HealthTracker } from '../routing/health-tracker.ts';
+import { loadAdminToken } from './admin-token.ts';
 import { Router } from '../routing/router.ts';
 import { seedHealth } from '../routing/seed-health.ts';
-import { EnvSecretStore, type SecretStore } from '../secrets/secret-store.ts';
+import { KeychainSecretStore } from '../secrets/keychain-secret-store.ts';
 import { openDatabase, type PatchbayDatabase } from '../usage/open-database.ts';
 import { UsageStore } from '../usage/usage-store.ts';
 
@@ -27,7 +31,8 @@ export interface PatchbayOptions {
   port?: number;
   /** Environment for provider secrets; tests pass their own so they never read the developer's. */
   env?: NodeJS.ProcessEnv;
-  secrets?: SecretStore;
+  /** Keychain service name the provider secrets are stored under (tests use their own). */
+  keychainService?: string;
   log?: (message: string) => void;
 }
 
@@ -41,6 +46,9 @@ export interface Patchbay {
   keys: KeyStore;
   usage: UsageStore;
   health: HealthTracker;
+  management: ManagementService;
+  /** The management API's credential (also in DATA_DIR/admin-token). */
+  adminToken: string;
   /** The key created on a first start with no keys: shown once, never stored in clear. */
   firstKey: string | null;
   /** Stops accepting, waits for in-flight requests, flushes usage, closes the database. */
@@ -51,18 +59,25 @@ export interface Patchbay {
 export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay> {
   const log = options.log ?? ((message: string) => console.error(message));
   const config = loadConfigFile(options.configPath ?? join(options.dataDir, 'config.json'), { required: options.configPath !== undefined });
+  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const host = options.host ?? config.host;
   const catalog = loadCatalog(config.providers);
   const db = openDatabase(options.dataDir);
   const keys = new KeyStore(db);
   const usage = new UsageStore(db);
-  const secrets = options.secrets ?? new EnvSecretStore(options.env ?? process.env);
+  const secrets = new KeychainSecretStore(options.env ?? process.env, options.keychainService);
+  const keychainNotice = secrets.unavailableNotice();
+  if (keychainNotice) log(keychainNotice);
   const adapters: Partial<Record<Protocol, ProviderAdapter>> = { openai: new OpenAiCompatibleAdapter(config.connectTimeoutMs) };
   const health = new HealthTracker({ ...config.breaker, windowSize: config.healthWindow.size, windowMs: config.healthWindow.maxAgeMs });
   seedHealth(health, db, config.healthWindow.maxAgeMs);
   const router = new Router({ catalog, config, secrets, adapters, health });
   const hostGuard = new HostGuard({ allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins, listenHost: host });
-  const app = createHttpApp({ config, catalog, router, keys, usage, hostGuard, log });
+  const limiter = new KeyLimiter((keyId, monthStart) => usage.keyTotalsSince(keyId, monthStart));
+  const configPath = options.configPath ?? join(options.dataDir, 'config.json');
+  const management = new ManagementService({ config, configPath, keys, usage, secrets, health, limiter, version: readVersion(), startedAt: Date.now() });
+  const adminToken = loadAdminToken(options.dataDir);
+  const app = createHttpApp({ config, catalog, router, keys, limiter, usage, hostGuard, management, adminToken, log });
 
   const firstKey = keys.count() === 0 ? keys.create({ name: 'default' }).secret : null;
 
@@ -76,10 +91,16 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   });
   const port = (server.address() as AddressInfo).port;
   const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  const url = `http://${urlHost}:${port}`;
+  // Lets the CLI find this server and manage it through its API while it runs.
+  const serverFile = join(options.dataDir, 'server.json');
+  writeFileSync(serverFile, JSON.stringify({ url, pid: process.pid }), { mode: 0o600 });
 
   let closing: Promise<void> | null = null;
   return {
-    url: `http://${urlHost}:${port}`,
+    url,
+    adminToken,
+    management,
     host,
     port,
     config,
@@ -95,6 +116,7 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
         // and give in-flight requests (long streams included) up to the grace period.
         const sweep = setInterval(() => server.closeIdleConnections(), 50);
         const deadline = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+        rmSync(serverFile, { force: true });
         server.close(() => {
           clearInterval(sweep);
           clearTimeout(deadline);
@@ -107,4 +129,8 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
       return closing;
     },
   };
+}
+
+export function readVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }

@@ -69,12 +69,12 @@ export class ModelNotFoundError extends PatchbayError {
 
 /** 429 from Patchbay's own limits (rate limits and caps). */
 export class RateLimitError extends PatchbayError {
-  constructor(message: string, code: string, retryAfterSeconds?: number) {
+  constructor(message: string, code: string, retryAfterSeconds?: number, headers: Record<string, string> = {}) {
     super(message, {
       status: 429,
       type: code === 'insufficient_quota' ? 'insufficient_quota' : 'rate_limit_error',
       code,
-      headers: retryAfterSeconds === undefined ? undefined : { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+      headers: retryAfterSeconds === undefined ? headers : { ...headers, 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
     });
   }
 }

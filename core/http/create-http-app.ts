@@ -3,16 +3,20 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Catalog } from '../catalog/load-catalog.ts';
 import type { PatchbayConfig } from '../config/load-config.ts';
 import { PatchbayError } from '../errors/patchbay-error.ts';
+import { KeyLimiter } from '../keys/key-limiter.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { Router } from '../routing/router.ts';
 import type { UsageStore } from '../usage/usage-store.ts';
+import type { ManagementService } from '../management/management-service.ts';
 import { authenticate } from './authenticate.ts';
+import { createApiRouter } from './create-api-router.ts';
 import type { HostGuard } from './host-guard.ts';
 import { renderError } from './render-error.ts';
 import { handleChatCompletions } from './v1/handle-chat-completions.ts';
 import { handleCompletions } from './v1/handle-completions.ts';
 import { handleEmbeddings } from './v1/handle-embeddings.ts';
 import { listModels } from './v1/list-models.ts';
+import type { V1Context } from './v1/serve-routed.ts';
 import { createV1Request, toUsageRecord, type V1Request } from './v1/v1-request.ts';
 
 export interface HttpDeps {
@@ -20,12 +24,15 @@ export interface HttpDeps {
   catalog: Catalog;
   router: Router;
   keys: KeyStore;
+  limiter: KeyLimiter;
   usage: UsageStore;
   hostGuard: HostGuard;
+  management: ManagementService;
+  adminToken: string;
   log: (message: string) => void;
 }
 
-type V1Handler = (req: IncomingMessage, res: ServerResponse, router: Router, request: V1Request) => Promise<void>;
+type V1Handler = (req: IncomingMessage, res: ServerResponse, ctx: V1Context, request: V1Request) => Promise<void>;
 
 /** The Express app: host and origin checks first, then /v1, then one error renderer. */
 export function createHttpApp(deps: HttpDeps): express.Express {
@@ -57,12 +64,14 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     next();
   });
 
+  const v1: V1Context = { router: deps.router, limiter: deps.limiter, routingFeeUsd: deps.config.routingFeeUsd };
   const routed = (endpoint: V1Request['endpoint'], handler: V1Handler) => async (req: Request, res: Response) => {
     const request = createV1Request(endpoint);
     res.setHeader('x-patchbay-request-id', request.requestId);
     try {
       request.key = authenticate(req, deps.keys);
-      await handler(req, res, deps.router, request);
+      if (KeyLimiter.isLimited(request.key)) for (const [name, value] of Object.entries(deps.limiter.headers(request.key))) res.setHeader(name, value);
+      await handler(req, res, v1, request);
     } catch (error) {
       request.status = error instanceof PatchbayError ? error.status : 500;
       request.errorType = error instanceof PatchbayError ? (error.code ?? error.type) : 'internal_error';
@@ -70,7 +79,9 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       if (request.trace.endpoint && !res.headersSent) res.setHeader('x-patchbay-provider', request.trace.endpoint.provider);
       renderError(res, error, deps.log);
     } finally {
-      deps.usage.record(toUsageRecord(request, deps.config.routingFeeUsd));
+      const row = toUsageRecord(request, deps.config.routingFeeUsd);
+      request.admission?.settle({ tokens: row.totalTokens, costUsd: row.costUsd });
+      deps.usage.record(row);
     }
   };
 
@@ -104,6 +115,16 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       renderError(res, error, deps.log);
     }
   });
+
+  app.use(
+    '/api',
+    createApiRouter({
+      management: deps.management,
+      adminToken: deps.adminToken,
+      isOwnOrigin: (origin, host) => origin.toLowerCase() === `http://${(host ?? '').toLowerCase()}`,
+      log: deps.log,
+    }),
+  );
 
   app.use((req: Request, res: Response) => {
     renderError(

@@ -22,9 +22,23 @@ export interface CreatedKey {
   secret: string;
 }
 
+/** What a key may do; null means no limit. */
+export interface KeySettings {
+  expiresAt?: number | null;
+  allowedModels?: string[] | null;
+  monthlyTokenCap?: number | null;
+  monthlyUsdCap?: number | null;
+  rpmLimit?: number | null;
+  tpmLimit?: number | null;
+}
+
 export type KeyCheck = { ok: true; record: ApiKeyRecord } | { ok: false; reason: 'unknown' | 'revoked' | 'expired'; record?: ApiKeyRecord };
 
 const SECRET_PREFIX = 'pb-';
+
+function newSecret(): string {
+  return SECRET_PREFIX + randomBytes(24).toString('base64url');
+}
 
 /** sha256 is right for 192-bit random secrets: no dictionary to guess from, and it is fast on every request. */
 export function hashSecret(secret: string): string {
@@ -53,7 +67,7 @@ function toRecord(row: KeyRow): ApiKeyRecord {
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
     expiresAt: row.expires_at,
-    allowedModels: row.allowed_models ? (JSON.parse(row.allowed_models) as string[]) : null,
+    allowedModels: row.allowed_models ? (JSON.parse(row.allowed_models) as string[] | null) : null,
     monthlyTokenCap: row.monthly_token_cap,
     monthlyUsdCap: row.monthly_usd_cap,
     rpmLimit: row.rpm_limit,
@@ -80,16 +94,62 @@ export class KeyStore {
     this.selectAll = db.prepare('SELECT *, secret_hash FROM api_keys');
   }
 
-  create(options: { name: string; expiresAt?: number | null; allowedModels?: string[] | null }): CreatedKey {
-    const secret = SECRET_PREFIX + randomBytes(24).toString('base64url');
+  create(options: { name: string } & KeySettings): CreatedKey {
+    const secret = newSecret();
     const id = 'key_' + randomBytes(6).toString('hex');
-    const now = this.clock();
     this.db
       .prepare(
-        `INSERT INTO api_keys (id, name, secret_hash, secret_hint, created_at, expires_at, allowed_models)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO api_keys (id, name, secret_hash, secret_hint, created_at, expires_at, allowed_models,
+           monthly_token_cap, monthly_usd_cap, rpm_limit, tpm_limit)
+         VALUES (@id, @name, @hash, @hint, @now, @expiresAt, @allowedModels, @monthlyTokenCap, @monthlyUsdCap, @rpmLimit, @tpmLimit)`,
       )
-      .run(id, options.name, hashSecret(secret), secret.slice(0, 7), now, options.expiresAt ?? null, options.allowedModels ? JSON.stringify(options.allowedModels) : null);
+      .run({
+        id,
+        name: options.name,
+        hash: hashSecret(secret),
+        hint: secret.slice(0, 7),
+        now: this.clock(),
+        expiresAt: options.expiresAt ?? null,
+        allowedModels: options.allowedModels ? JSON.stringify(options.allowedModels) : null,
+        monthlyTokenCap: options.monthlyTokenCap ?? null,
+        monthlyUsdCap: options.monthlyUsdCap ?? null,
+        rpmLimit: options.rpmLimit ?? null,
+        tpmLimit: options.tpmLimit ?? null,
+      });
+    this.invalidate();
+    return { record: this.get(id)!, secret };
+  }
+
+  /** Changes a key's settings; a field left undefined keeps its value, null clears it. */
+  update(id: string, settings: KeySettings & { name?: string }): ApiKeyRecord | undefined {
+    const current = this.get(id);
+    if (!current) return undefined;
+    const pick = <T>(next: T | undefined, now: T) => (next === undefined ? now : next);
+    this.db
+      .prepare(
+        `UPDATE api_keys SET name = @name, expires_at = @expiresAt, allowed_models = @allowedModels, monthly_token_cap = @monthlyTokenCap,
+           monthly_usd_cap = @monthlyUsdCap, rpm_limit = @rpmLimit, tpm_limit = @tpmLimit WHERE id = @id`,
+      )
+      .run({
+        id,
+        name: pick(settings.name, current.name),
+        expiresAt: pick(settings.expiresAt, current.expiresAt),
+        allowedModels: JSON.stringify(pick(settings.allowedModels, current.allowedModels)),
+        monthlyTokenCap: pick(settings.monthlyTokenCap, current.monthlyTokenCap),
+        monthlyUsdCap: pick(settings.monthlyUsdCap, current.monthlyUsdCap),
+        rpmLimit: pick(settings.rpmLimit, current.rpmLimit),
+        tpmLimit: pick(settings.tpmLimit, current.tpmLimit),
+      });
+    this.invalidate();
+    return this.get(id);
+  }
+
+  /** A new secret for the same key record and settings; the old secret stops working at once. */
+  rotate(id: string): CreatedKey | undefined {
+    const current = this.get(id);
+    if (!current || current.revokedAt !== null) return undefined;
+    const secret = newSecret();
+    this.db.prepare('UPDATE api_keys SET secret_hash = ?, secret_hint = ?, rotated_at = ? WHERE id = ?').run(hashSecret(secret), secret.slice(0, 7), this.clock(), id);
     this.invalidate();
     return { record: this.get(id)!, secret };
   }

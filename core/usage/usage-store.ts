@@ -97,6 +97,15 @@ export class UsageStore {
     return this.queue.length;
   }
 
+  /** One key's tokens and cost since an instant (the caps' starting point at start-up). */
+  keyTotalsSince(keyId: string, fromMs: number): { tokens: number; usd: number } {
+    this.flush();
+    const row = this.db
+      .prepare('SELECT coalesce(sum(total_tokens), 0) AS tokens, coalesce(sum(cost_usd), 0) AS usd FROM usage WHERE key_id = ? AND ts >= ?')
+      .get(keyId, fromMs) as { tokens: number; usd: number };
+    return row;
+  }
+
   /** Totals by provider and model between two instants (ms since epoch, end exclusive). */
   totalsByModel(fromMs: number, toMs: number): UsageTotalsRow[] {
     this.flush();
@@ -109,6 +118,25 @@ export class UsageStore {
           GROUP BY provider, model ORDER BY cost_usd DESC, requests DESC`,
       )
       .all(fromMs, toMs) as UsageTotalsRow[];
+  }
+
+  /** Totals grouped by key, provider, model (provider/model) or UTC day. */
+  totalsBy(groupBy: 'key' | 'provider' | 'model' | 'day', fromMs: number, toMs: number): (Omit<UsageTotalsRow, 'provider' | 'model'> & { group: string | null })[] {
+    this.flush();
+    const expression = {
+      key: 'key_id',
+      provider: 'provider',
+      model: "provider || '/' || model",
+      day: "strftime('%Y-%m-%d', ts / 1000, 'unixepoch')",
+    }[groupBy];
+    return this.db
+      .prepare(
+        `SELECT ${expression} AS "group", count(*) AS requests, sum(status >= 400) AS errors,
+                sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,
+                sum(total_tokens) AS total_tokens, sum(cost_usd) AS cost_usd
+           FROM usage WHERE ts >= ? AND ts < ? GROUP BY 1 ORDER BY ${groupBy === 'day' ? '1' : 'cost_usd DESC, requests DESC'}`,
+      )
+      .all(fromMs, toMs) as (Omit<UsageTotalsRow, 'provider' | 'model'> & { group: string | null })[];
   }
 
   /** Rows between two instants, newest first. */

@@ -11,6 +11,8 @@ export interface TestPatchbay {
   /** The official openai client pointed at Patchbay, as a user would. */
   client: OpenAI;
   dataDir: string;
+  /** What Patchbay logged. */
+  logs: string[];
   stop(): Promise<void>;
 }
 
@@ -20,6 +22,7 @@ export interface StartOptions {
   /** Provider secrets as environment variables. */
   env?: NodeJS.ProcessEnv;
   dataDir?: string;
+  keychainService?: string;
 }
 
 /** Starts the real Patchbay (real HTTP on loopback, real SQLite in a temp dir) through the composition root. */
@@ -27,7 +30,9 @@ export async function startPatchbay(options: StartOptions = {}): Promise<TestPat
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'patchbay-test-'));
   if (options.config !== undefined) writeFileSync(join(dataDir, 'config.json'), JSON.stringify(options.config, null, 2));
   const logs: string[] = [];
-  const patchbay = await createPatchbay({ dataDir, host: '127.0.0.1', port: 0, env: options.env ?? {}, log: (m) => logs.push(m) });
+  // A keychain service of its own, so a test never reads or writes the developer's real entries.
+  const keychainService = options.keychainService ?? `patchbay-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  const patchbay = await createPatchbay({ dataDir, host: '127.0.0.1', port: 0, env: options.env ?? {}, keychainService, log: (m) => logs.push(m) });
   const key = patchbay.firstKey ?? '';
   const client = new OpenAI({ baseURL: `${patchbay.url}/v1`, apiKey: key, maxRetries: 0 });
   return {
@@ -35,6 +40,7 @@ export async function startPatchbay(options: StartOptions = {}): Promise<TestPat
     key,
     client,
     dataDir,
+    logs,
     async stop() {
       await patchbay.close();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });

@@ -1,11 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Router } from '../../routing/router.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { chatRequestSchema, type ChatRequest } from '../request-schemas.ts';
 import { validateBody } from '../validate-body.ts';
 import type { RouteRequest } from '../../routing/router.ts';
 import { chatTexts, measurePrompt } from '../../routing/estimate-tokens.ts';
-import { serveRouted } from './serve-routed.ts';
+import { serveRouted, type V1Context } from './serve-routed.ts';
 import type { V1Request } from './v1-request.ts';
 
 /** What a chat request needs of an endpoint beyond chat itself, with the parameter that needs it. */
@@ -20,9 +19,9 @@ export function chatNeeds(body: ChatRequest): RouteRequest['needs'] {
   return needs;
 }
 
-export async function handleChatCompletions(req: IncomingMessage, res: ServerResponse, router: Router, request: V1Request): Promise<void> {
+export async function handleChatCompletions(req: IncomingMessage, res: ServerResponse, ctx: V1Context, request: V1Request): Promise<void> {
   const body = validateBody(chatRequestSchema, await readJsonBody(req));
-  await serveRouted(req, res, router, request, {
+  await serveRouted(req, res, ctx, request, {
     route: {
       operation: 'chat',
       model: body.model,

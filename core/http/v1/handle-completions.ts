@@ -1,19 +1,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RouteRequest, Router } from '../../routing/router.ts';
+import type { RouteRequest } from '../../routing/router.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { completionRequestSchema } from '../request-schemas.ts';
 import { validateBody } from '../validate-body.ts';
 import { measurePrompt } from '../../routing/estimate-tokens.ts';
-import { serveRouted } from './serve-routed.ts';
+import { serveRouted, type V1Context } from './serve-routed.ts';
 import type { V1Request } from './v1-request.ts';
 
-export async function handleCompletions(req: IncomingMessage, res: ServerResponse, router: Router, request: V1Request): Promise<void> {
+export async function handleCompletions(req: IncomingMessage, res: ServerResponse, ctx: V1Context, request: V1Request): Promise<void> {
   const body = validateBody(completionRequestSchema, await readJsonBody(req));
   const needs: RouteRequest['needs'] = [];
   if (body.logprobs != null) needs.push({ capability: 'logprobs', param: 'logprobs' });
   if ((body.best_of ?? 1) > 1) needs.push({ capability: 'logprobs', param: 'best_of' });
   if ((body.n ?? 1) > 1) needs.push({ capability: 'n', param: 'n' });
-  await serveRouted(req, res, router, request, {
+  await serveRouted(req, res, ctx, request, {
     route: {
       operation: 'completions',
       model: body.model,

@@ -1,17 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RouteRequest, Router } from '../../routing/router.ts';
+import type { RouteRequest } from '../../routing/router.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { embeddingRequestSchema } from '../request-schemas.ts';
 import { validateBody } from '../validate-body.ts';
 import { measurePrompt } from '../../routing/estimate-tokens.ts';
-import { serveRouted } from './serve-routed.ts';
+import { serveRouted, type V1Context } from './serve-routed.ts';
 import type { V1Request } from './v1-request.ts';
 
-export async function handleEmbeddings(req: IncomingMessage, res: ServerResponse, router: Router, request: V1Request): Promise<void> {
+export async function handleEmbeddings(req: IncomingMessage, res: ServerResponse, ctx: V1Context, request: V1Request): Promise<void> {
   const body = validateBody(embeddingRequestSchema, await readJsonBody(req));
   const needs: RouteRequest['needs'] = [];
   if (body.dimensions !== undefined) needs.push({ capability: 'dimensions', param: 'dimensions' });
-  await serveRouted(req, res, router, request, {
+  await serveRouted(req, res, ctx, request, {
     route: {
       operation: 'embeddings',
       model: body.model,

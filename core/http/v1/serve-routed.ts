@@ -2,7 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProviderError } from '../../errors/provider-error.ts';
 import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall } from '../../providers/provider-adapter.ts';
 import { parseFallbackHeader, parseStrategyHeader } from '../../routing/resolve-model.ts';
-import type { RoutePlan, RouteRequest, Router } from '../../routing/router.ts';
+import { KeyLimiter } from '../../keys/key-limiter.ts';
+import { expectedCost } from '../../routing/rank-endpoints.ts';
+import { ASSUMED_COMPLETION_TOKENS, type RoutePlan, type RouteRequest, type Router } from '../../routing/router.ts';
 import { errorEvent } from '../render-error.ts';
 import { elapsedMs, type V1Request } from './v1-request.ts';
 
@@ -16,8 +18,16 @@ export interface RoutedOperation {
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
 
+/** What /v1 handlers share: the router, the key limiter and the routing fee. */
+export interface V1Context {
+  router: Router;
+  limiter: KeyLimiter;
+  routingFeeUsd: number;
+}
+
 /** Routes one operation and writes its answer: one JSON body, or an SSE stream that ends in [DONE] or an error event. */
-export async function serveRouted(req: IncomingMessage, res: ServerResponse, router: Router, request: V1Request, operation: RoutedOperation): Promise<void> {
+export async function serveRouted(req: IncomingMessage, res: ServerResponse, ctx: V1Context, request: V1Request, operation: RoutedOperation): Promise<void> {
+  const { router } = ctx;
   request.requestedModel = operation.route.model;
   request.stream = operation.stream;
   const plan = await router.plan({
@@ -27,6 +37,13 @@ export async function serveRouted(req: IncomingMessage, res: ServerResponse, rou
     strategy: parseStrategyHeader(req.headers['x-patchbay-strategy'] as string | undefined),
     fallbackModels: parseFallbackHeader(req.headers['x-patchbay-fallback'] as string | undefined),
   });
+  const key = request.key;
+  if (key && KeyLimiter.isLimited(key)) {
+    const outputTokens = operation.route.maxTokens ?? ASSUMED_COMPLETION_TOKENS;
+    const costUsd = Math.max(...plan.candidates.map((e) => expectedCost(e, plan.promptTokens, outputTokens))) + ctx.routingFeeUsd;
+    request.admission = ctx.limiter.admit(key, { tokens: plan.promptTokens + outputTokens, costUsd });
+    for (const [name, value] of Object.entries(request.admission.headers)) res.setHeader(name, value);
+  }
   const abort = new AbortController();
   const onClose = () => {
     if (!res.writableFinished) abort.abort();

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Admission } from '../../keys/key-limiter.ts';
 import type { ApiKeyRecord } from '../../keys/key-store.ts';
 import type { Usage } from '../../providers/provider-adapter.ts';
 import { createRouteTrace, type RouteTrace } from '../../routing/route-trace.ts';
@@ -17,6 +18,8 @@ export interface V1Request {
   usage: Usage | null;
   status: number;
   errorType: string | null;
+  /** The key limiter's reservation, settled when the request ends. */
+  admission: Admission | null;
 }
 
 let counter = 0;
@@ -41,6 +44,7 @@ export function createV1Request(endpoint: UsageRecord['endpoint']): V1Request {
     usage: null,
     status: 200,
     errorType: null,
+    admission: null,
   };
 }
 

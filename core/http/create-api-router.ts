@@ -1,0 +1,115 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { tokensEqual } from '../app/admin-token.ts';
+import { PatchbayError } from '../errors/patchbay-error.ts';
+import {
+  createKeySchema,
+  keySettingsSchema,
+  providerSecretSchema,
+  providerSettingsSchema,
+  routingSettingsSchema,
+  usageQuerySchema,
+} from '../management/management-schemas.ts';
+import type { ManagementService } from '../management/management-service.ts';
+import { readJsonBody } from './read-json-body.ts';
+import { renderError } from './render-error.ts';
+import { validateBody } from './validate-body.ts';
+
+export interface ApiDeps {
+  management: ManagementService;
+  adminToken: string;
+  /** Origins allowed to call /api from a browser: Patchbay's own pages. */
+  isOwnOrigin: (origin: string, hostHeader: string | undefined) => boolean;
+  log: (message: string) => void;
+}
+
+type Handler = (req: Request) => unknown;
+
+/**
+ * The management API for the dashboard and the CLI. It needs the admin token (never a /v1 key)
+ * and answers only same-origin browser requests: any web page can reach localhost, and this API
+ * can mint keys and replace provider secrets.
+ */
+export function createApiRouter(deps: ApiDeps): express.Router {
+  const router = express.Router();
+  const { management } = deps;
+
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    res.setHeader('cache-control', 'no-store');
+    const origin = req.headers.origin;
+    if (origin !== undefined && !deps.isOwnOrigin(origin, req.headers.host)) {
+      return renderError(res, new PatchbayError(`The management API refuses cross-origin requests (from "${origin}"); only Patchbay's own dashboard may call it.`, { status: 403, type: 'permission_error', code: 'cross_origin_refused' }), deps.log);
+    }
+    const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+    if (!match || !tokensEqual(match[1], deps.adminToken)) {
+      return renderError(
+        res,
+        new PatchbayError('The management API needs the admin token (the file "admin-token" in Patchbay\'s data dir) as "Authorization: Bearer <token>"; /v1 keys are not accepted here.', {
+          status: 401,
+          type: 'invalid_request_error',
+          code: 'invalid_admin_token',
+        }),
+        deps.log,
+      );
+    }
+    next();
+  });
+
+  const json = (handler: Handler) => async (req: Request, res: Response) => {
+    try {
+      const result = await handler(req);
+      if (typeof result === 'string') {
+        res.end(result);
+        return;
+      }
+      res.json(result);
+    } catch (error) {
+      renderError(res, error, deps.log);
+    }
+  };
+  const body = async <T>(req: Request, schema: Parameters<typeof validateBody>[0]) => validateBody(schema, await readJsonBody(req)) as T;
+  const query = (req: Request) => validateBody(usageQuerySchema, { ...req.query });
+  const param = (req: Request, name: string) => String((req.params as Record<string, string>)[name]);
+
+  router.get('/status', json(() => management.status()));
+
+  router.get('/keys', json(() => ({ data: management.listKeys() })));
+  router.post('/keys', json(async (req) => management.createKey(await body(req, createKeySchema))));
+  router.patch('/keys/:id', json(async (req) => management.updateKey(param(req, 'id'), await body(req, keySettingsSchema))));
+  router.post('/keys/:id/rotate', json((req) => management.rotateKey(param(req, 'id'))));
+  router.post('/keys/:id/revoke', json((req) => management.revokeKey(param(req, 'id'))));
+
+  router.get('/providers', json(() => ({ data: management.listProviders() })));
+  router.patch('/providers/:name', json(async (req) => management.updateProvider(param(req, 'name'), await body(req, providerSettingsSchema))));
+  router.put('/providers/:name/secret', json(async (req) => management.setProviderSecret(param(req, 'name'), (await body<{ secret: string }>(req, providerSecretSchema)).secret)));
+  router.delete('/providers/:name/secret', json((req) => management.deleteProviderSecret(param(req, 'name'))));
+  router.post('/providers/:name/test', json((req) => management.testProvider(param(req, 'name'))));
+
+  router.get('/routing', json(() => management.getRouting()));
+  router.put('/routing', json(async (req) => management.setRouting(await body(req, routingSettingsSchema))));
+
+  router.get('/usage', json((req) => {
+    const q = query(req);
+    return management.usageSummary(q.month, q.group_by);
+  }));
+  router.get('/usage/requests', json((req) => {
+    const q = query(req);
+    return management.usageRequests(q.month, q.limit);
+  }));
+  router.get('/usage/export', async (req: Request, res: Response) => {
+    try {
+      const q = query(req);
+      const format = q.format ?? 'csv';
+      const text = management.exportUsage(q.month, format);
+      res.setHeader('content-type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json');
+      res.setHeader('content-disposition', `attachment; filename="patchbay-usage-${q.month ?? 'current'}.${format}"`);
+      res.end(text);
+    } catch (error) {
+      renderError(res, error, deps.log);
+    }
+  });
+
+  router.use((req: Request, res: Response) =>
+    renderError(res, new PatchbayError(`The management API has no endpoint ${req.method} /api${req.path}.`, { status: 404, type: 'invalid_request_error', code: 'unknown_url' }), deps.log),
+  );
+  return router;
+}

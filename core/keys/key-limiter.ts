@@ -1,0 +1,179 @@
+import { RateLimitError } from '../errors/patchbay-error.ts';
+import type { ApiKeyRecord } from './key-store.ts';
+
+const MINUTE_MS = 60_000;
+
+export interface Estimate {
+  tokens: number;
+  costUsd: number;
+}
+
+/** A request let through: it holds its reservation until it settles with what it really used. */
+export interface Admission {
+  headers: Record<string, string>;
+  settle(actual: Estimate): void;
+}
+
+interface KeyWindow {
+  /** Admission times in the last minute (requests per minute: an exact sliding log). */
+  requests: number[];
+  /** Token entries in the last minute; an entry is the reservation, replaced by the actual count on settle. */
+  tokens: { at: number; count: number }[];
+  monthStart: number;
+  usedTokens: number;
+  usedUsd: number;
+  reservedTokens: number;
+  reservedUsd: number;
+}
+
+/**
+ * Per-key rate limits (requests and tokens per minute, sliding windows) and monthly caps.
+ * Admission is one synchronous step on Node's single thread, so concurrent requests cannot both
+ * take the last slot: 50 parallel requests against a limit of 10 let exactly 10 through.
+ *
+ * Caps: a request is admitted only if used + reserved (in flight) + its own estimate stays within
+ * the cap. The estimate is the prompt's byte count (an upper bound on its tokens) plus max_tokens
+ * (or 256 when unset). So a cap is overrun only by requests without max_tokens that generate
+ * more than 256 tokens: at most the excess of the requests in flight at that moment.
+ */
+export class KeyLimiter {
+  private readonly windows = new Map<string, KeyWindow>();
+  private readonly clock: () => number;
+  private monthUsage: (keyId: string, monthStart: number) => { tokens: number; usd: number };
+
+  constructor(monthUsage: (keyId: string, monthStart: number) => { tokens: number; usd: number }, clock: () => number = Date.now) {
+    this.monthUsage = monthUsage;
+    this.clock = clock;
+  }
+
+  private window(key: ApiKeyRecord, now: number): KeyWindow {
+    const monthStart = startOfMonth(now);
+    let window = this.windows.get(key.id);
+    if (!window || window.monthStart !== monthStart) {
+      const used = this.monthUsage(key.id, monthStart);
+      window = {
+        requests: window?.requests ?? [],
+        tokens: window?.tokens ?? [],
+        monthStart,
+        usedTokens: used.tokens,
+        usedUsd: used.usd,
+        reservedTokens: window?.reservedTokens ?? 0,
+        reservedUsd: window?.reservedUsd ?? 0,
+      };
+      this.windows.set(key.id, window);
+    }
+    prune(window, now);
+    return window;
+  }
+
+  static isLimited(key: ApiKeyRecord): boolean {
+    return key.rpmLimit !== null || key.tpmLimit !== null || key.monthlyTokenCap !== null || key.monthlyUsdCap !== null;
+  }
+
+  /** The x-ratelimit-* headers as they stand, for answers that never reached admission (errors). */
+  headers(key: ApiKeyRecord): Record<string, string> {
+    if (key.rpmLimit === null && key.tpmLimit === null) return {};
+    const now = this.clock();
+    return this.headersFor(key, this.window(key, now), now);
+  }
+
+  /** Admits the request or throws a 429 that says which limit and when to retry. */
+  admit(key: ApiKeyRecord, estimate: Estimate): Admission {
+    const now = this.clock();
+    const window = this.window(key, now);
+    if (key.monthlyTokenCap !== null && window.usedTokens + window.reservedTokens + estimate.tokens > key.monthlyTokenCap) {
+      throw new RateLimitError(
+        `This key has reached its monthly token cap of ${key.monthlyTokenCap} tokens (${window.usedTokens} used this month${window.reservedTokens ? `, ${window.reservedTokens} reserved by requests in flight` : ''}; this request needs up to ${estimate.tokens}). Raise the cap or wait for next month.`,
+        'insufficient_quota',
+      );
+    }
+    if (key.monthlyUsdCap !== null && window.usedUsd + window.reservedUsd + estimate.costUsd > key.monthlyUsdCap) {
+      throw new RateLimitError(
+        `This key has reached its monthly spend cap of $${key.monthlyUsdCap} ($${window.usedUsd.toFixed(4)} used this month; this request may cost up to $${estimate.costUsd.toFixed(4)}). Raise the cap or wait for next month.`,
+        'insufficient_quota',
+      );
+    }
+    if (key.rpmLimit !== null && window.requests.length >= key.rpmLimit) {
+      const retry = (window.requests[0] + MINUTE_MS - now) / 1000;
+      throw new RateLimitError(`Rate limit reached for this key: ${key.rpmLimit} requests per minute. Retry in ${retry.toFixed(1)}s.`, 'rate_limit_exceeded', retry, this.headersFor(key, window, now));
+    }
+    if (key.tpmLimit !== null) {
+      const used = window.tokens.reduce((sum, t) => sum + t.count, 0);
+      if (estimate.tokens > key.tpmLimit) {
+        throw new RateLimitError(`This request may use up to ${estimate.tokens} tokens, more than this key's limit of ${key.tpmLimit} tokens per minute. Lower max_tokens or raise the limit.`, 'rate_limit_exceeded', undefined, this.headersFor(key, window, now));
+      }
+      if (used + estimate.tokens > key.tpmLimit) {
+        const retry = (window.tokens[0].at + MINUTE_MS - now) / 1000;
+        throw new RateLimitError(`Rate limit reached for this key: ${key.tpmLimit} tokens per minute (${used} used). Retry in ${retry.toFixed(1)}s.`, 'rate_limit_exceeded', retry, this.headersFor(key, window, now));
+      }
+    }
+    if (key.rpmLimit !== null) window.requests.push(now);
+    const entry = { at: now, count: estimate.tokens };
+    if (key.tpmLimit !== null) window.tokens.push(entry);
+    window.reservedTokens += estimate.tokens;
+    window.reservedUsd += estimate.costUsd;
+    const headers = this.headersFor(key, window, now);
+    let settled = false;
+    return {
+      headers,
+      settle: (actual: Estimate) => {
+        if (settled) return;
+        settled = true;
+        entry.count = actual.tokens;
+        window.reservedTokens -= estimate.tokens;
+        window.reservedUsd -= estimate.costUsd;
+        // A request settling after the month rolled over belongs to the month it started in.
+        const current = this.windows.get(key.id);
+        if (current === window) {
+          window.usedTokens += actual.tokens;
+          window.usedUsd += actual.costUsd;
+        }
+      },
+    };
+  }
+
+  /** Forget a key's windows (after its limits change), so they are rebuilt from the database. */
+  reset(keyId: string): void {
+    this.windows.delete(keyId);
+  }
+
+  private headersFor(key: ApiKeyRecord, window: KeyWindow, now: number): Record<string, string> {
+    const headers: Record<string, string> = {};
+    if (key.rpmLimit !== null) {
+      headers['x-ratelimit-limit-requests'] = String(key.rpmLimit);
+      headers['x-ratelimit-remaining-requests'] = String(Math.max(0, key.rpmLimit - window.requests.length));
+      headers['x-ratelimit-reset-requests'] = formatDuration(window.requests.length ? window.requests[0] + MINUTE_MS - now : 0);
+    }
+    if (key.tpmLimit !== null) {
+      const used = window.tokens.reduce((sum, t) => sum + t.count, 0);
+      headers['x-ratelimit-limit-tokens'] = String(key.tpmLimit);
+      headers['x-ratelimit-remaining-tokens'] = String(Math.max(0, key.tpmLimit - used));
+      headers['x-ratelimit-reset-tokens'] = formatDuration(window.tokens.length ? window.tokens[0].at + MINUTE_MS - now : 0);
+    }
+    return headers;
+  }
+}
+
+function prune(window: KeyWindow, now: number): void {
+  const cutoff = now - MINUTE_MS;
+  let drop = 0;
+  while (drop < window.requests.length && window.requests[drop] <= cutoff) drop++;
+  if (drop) window.requests.splice(0, drop);
+  drop = 0;
+  while (drop < window.tokens.length && window.tokens[drop].at <= cutoff) drop++;
+  if (drop) window.tokens.splice(0, drop);
+}
+
+/** OpenAI writes reset times as Go durations: "12ms", "1.5s", "1m0s". */
+export function formatDuration(ms: number): string {
+  if (ms <= 0) return '0s';
+  if (ms < 1000) return `${Math.ceil(ms)}ms`;
+  const seconds = ms / 1000;
+  if (seconds < 60) return `${Number(seconds.toFixed(3))}s`;
+  return `${Math.floor(seconds / 60)}m${Math.round(seconds % 60)}s`;
+}
+
+export function startOfMonth(now: number): number {
+  const date = new Date(now);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+}

@@ -1,0 +1,236 @@
+import type { PatchbayConfig } from '../config/load-config.ts';
+import { editConfigFile, section } from '../config/write-config.ts';
+import { InvalidRequestError, PatchbayError } from '../errors/patchbay-error.ts';
+import type { KeyLimiter } from '../keys/key-limiter.ts';
+import type { ApiKeyRecord, KeyStore } from '../keys/key-store.ts';
+import { testCredential, type CredentialTest } from '../providers/test-credential.ts';
+import type { HealthTracker } from '../routing/health-tracker.ts';
+import type { KeychainSecretStore } from '../secrets/keychain-secret-store.ts';
+import { startOfMonth } from '../keys/key-limiter.ts';
+import { currentMonth, monthRange, type UsageStore } from '../usage/usage-store.ts';
+import type { KeySettingsInput } from './management-schemas.ts';
+import { toCsv } from './to-csv.ts';
+
+export interface KeyView {
+  id: string;
+  name: string;
+  hint: string;
+  status: 'active' | 'revoked' | 'expired';
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  allowed_models: string[] | null;
+  monthly_token_cap: number | null;
+  monthly_usd_cap: number | null;
+  rpm_limit: number | null;
+  tpm_limit: number | null;
+  month_usage: { tokens: number; usd: number };
+}
+
+export interface ProviderView {
+  name: string;
+  protocol: string;
+  builtin: boolean;
+  enabled: boolean;
+  base_url: string;
+  /** Where the secret comes from; the secret itself is never returned. */
+  key_source: 'env' | 'keychain' | 'none';
+  requires_key: boolean;
+}
+
+export interface ManagementDeps {
+  config: PatchbayConfig;
+  configPath: string;
+  keys: KeyStore;
+  usage: UsageStore;
+  secrets: KeychainSecretStore;
+  health: HealthTracker;
+  limiter?: KeyLimiter;
+  version: string;
+  startedAt: number;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/**
+ * Everything the dashboard and the CLI can do. The /api routes and the CLI's offline mode both
+ * call this one service, so there is one implementation of each operation.
+ */
+export class ManagementService {
+  private readonly deps: ManagementDeps;
+
+  constructor(deps: ManagementDeps) {
+    this.deps = deps;
+  }
+
+  private keyView(record: ApiKeyRecord): KeyView {
+    const now = Date.now();
+    return {
+      id: record.id,
+      name: record.name,
+      hint: `${record.hint}...`,
+      status: record.revokedAt !== null ? 'revoked' : record.expiresAt !== null && record.expiresAt <= now ? 'expired' : 'active',
+      created_at: iso(record.createdAt)!,
+      expires_at: iso(record.expiresAt),
+      revoked_at: iso(record.revokedAt),
+      allowed_models: record.allowedModels,
+      monthly_token_cap: record.monthlyTokenCap,
+      monthly_usd_cap: record.monthlyUsdCap,
+      rpm_limit: record.rpmLimit,
+      tpm_limit: record.tpmLimit,
+      month_usage: this.deps.usage.keyTotalsSince(record.id, startOfMonth(now)),
+    };
+  }
+
+  private requireKey(id: string): ApiKeyRecord {
+    const record = this.deps.keys.get(id);
+    if (!record) throw new PatchbayError(`No key has the id "${id}".`, { status: 404, type: 'invalid_request_error', code: 'key_not_found', param: 'id' });
+    return record;
+  }
+
+  listKeys(): KeyView[] {
+    return this.deps.keys.list().map((k) => this.keyView(k));
+  }
+
+  createKey(input: KeySettingsInput & { name: string }): { key: KeyView; secret: string } {
+    const created = this.deps.keys.create({ name: input.name, ...toSettings(input) });
+    return { key: this.keyView(created.record), secret: created.secret };
+  }
+
+  updateKey(id: string, input: KeySettingsInput): KeyView {
+    this.requireKey(id);
+    const updated = this.deps.keys.update(id, { name: input.name, ...toSettings(input) })!;
+    this.deps.limiter?.reset(id);
+    return this.keyView(updated);
+  }
+
+  rotateKey(id: string): { key: KeyView; secret: string } {
+    const record = this.requireKey(id);
+    if (record.revokedAt !== null) throw new InvalidRequestError(`The key "${id}" is revoked; create a new key instead of rotating it.`, 'id', 'key_revoked', 409);
+    const rotated = this.deps.keys.rotate(id)!;
+    return { key: this.keyView(rotated.record), secret: rotated.secret };
+  }
+
+  revokeKey(id: string): KeyView {
+    this.requireKey(id);
+    this.deps.keys.revoke(id);
+    return this.keyView(this.deps.keys.get(id)!);
+  }
+
+  listProviders(): ProviderView[] {
+    return [...this.deps.config.providers.values()].map((p) => ({
+      name: p.name,
+      protocol: p.protocol,
+      builtin: p.builtin,
+      enabled: p.enabled,
+      base_url: p.baseUrl,
+      key_source: this.deps.secrets.source(p),
+      requires_key: p.requiresKey,
+    }));
+  }
+
+  private requireProvider(name: string) {
+    const provider = this.deps.config.providers.get(name);
+    if (!provider) {
+      throw new PatchbayError(`No provider is named "${name}"; known: ${[...this.deps.config.providers.keys()].join(', ')}.`, {
+        status: 404,
+        type: 'invalid_request_error',
+        code: 'provider_not_found',
+        param: 'name',
+      });
+    }
+    return provider;
+  }
+
+  setProviderSecret(name: string, secret: string): ProviderView {
+    this.requireProvider(name);
+    this.deps.secrets.set(name, secret);
+    return this.listProviders().find((p) => p.name === name)!;
+  }
+
+  deleteProviderSecret(name: string): ProviderView {
+    this.requireProvider(name);
+    this.deps.secrets.delete(name);
+    return this.listProviders().find((p) => p.name === name)!;
+  }
+
+  testProvider(name: string): Promise<CredentialTest> {
+    const provider = this.requireProvider(name);
+    return testCredential(provider, this.deps.secrets.get(provider), this.deps.config.connectTimeoutMs);
+  }
+
+  updateProvider(name: string, input: { enabled?: boolean; baseUrl?: string }): ProviderView {
+    this.requireProvider(name);
+    const next = editConfigFile(this.deps.configPath, (raw) => {
+      const own = section(section(raw, 'providers'), name);
+      if (input.enabled !== undefined) own.enabled = input.enabled;
+      if (input.baseUrl !== undefined) own.baseUrl = input.baseUrl;
+    });
+    const provider = this.deps.config.providers.get(name)!;
+    const updated = next.providers.get(name)!;
+    provider.enabled = updated.enabled;
+    provider.baseUrl = updated.baseUrl;
+    return this.listProviders().find((p) => p.name === name)!;
+  }
+
+  getRouting() {
+    const c = this.deps.config;
+    return {
+      strategy: c.strategy,
+      weights: c.weights,
+      breaker: c.breaker,
+      max_retry_wait_ms: c.maxRetryWaitMs,
+      connect_timeout_ms: c.connectTimeoutMs,
+      first_byte_timeout_ms: c.firstByteTimeoutMs,
+    };
+  }
+
+  setRouting(input: { strategy?: PatchbayConfig['strategy']; weights?: PatchbayConfig['weights'] }) {
+    const next = editConfigFile(this.deps.configPath, (raw) => {
+      const routing = section(raw, 'routing');
+      if (input.strategy) routing.strategy = input.strategy;
+      if (input.weights) routing.weights = input.weights;
+    });
+    this.deps.config.strategy = next.strategy;
+    this.deps.config.weights = next.weights;
+    return this.getRouting();
+  }
+
+  usageSummary(month = currentMonth(), groupBy: 'key' | 'provider' | 'model' | 'day' = 'model') {
+    const { from, to } = monthRange(month);
+    return { month, group_by: groupBy, rows: this.deps.usage.totalsBy(groupBy, from, to) };
+  }
+
+  usageRequests(month = currentMonth(), limit = 200) {
+    const { from, to } = monthRange(month);
+    return { month, rows: this.deps.usage.rows(from, to, limit) };
+  }
+
+  exportUsage(month = currentMonth(), format: 'csv' | 'json' = 'csv'): string {
+    const { from, to } = monthRange(month);
+    const rows = this.deps.usage.rows(from, to, 1_000_000).reverse();
+    return format === 'json' ? JSON.stringify(rows, null, 2) : toCsv(rows);
+  }
+
+  status() {
+    return {
+      status: 'ok',
+      version: this.deps.version,
+      uptime_s: Math.round((Date.now() - this.deps.startedAt) / 1000),
+      keychain: this.deps.secrets.available ? 'available' : 'unavailable',
+      strategy: this.deps.config.strategy,
+      endpoints: this.deps.health.snapshot(),
+    };
+  }
+}
+
+function toSettings(input: KeySettingsInput) {
+  return {
+    expiresAt: input.expires_at,
+    allowedModels: input.allowed_models,
+    monthlyTokenCap: input.monthly_token_cap,
+    monthlyUsdCap: input.monthly_usd_cap,
+    rpmLimit: input.rpm_limit,
+    tpmLimit: input.tpm_limit,
+  };
+}

@@ -1,0 +1,48 @@
+import type { ResolvedProvider } from '../config/load-config.ts';
+import { ProviderError } from '../errors/provider-error.ts';
+import { getUpstreamAgent, readBodyText, sendUpstream } from './transport.ts';
+
+export interface CredentialTest {
+  ok: boolean;
+  status: number;
+  message: string;
+  latency_ms: number;
+}
+
+/** The header each protocol authenticates with (listing models needs nothing else). */
+function authHeaders(provider: ResolvedProvider, secret: string | undefined): Record<string, string> {
+  if (!secret) return {};
+  if (provider.protocol === 'anthropic') return { 'x-api-key': secret, 'anthropic-version': '2023-06-01' };
+  if (provider.protocol === 'gemini') return { 'x-goog-api-key': secret };
+  return { authorization: `Bearer ${secret}` };
+}
+
+/**
+ * Checks a provider's secret with the cheapest authenticated call there is: listing its models.
+ * Costs no tokens. The answer never contains the secret.
+ */
+export async function testCredential(provider: ResolvedProvider, secret: string | undefined, connectTimeoutMs: number): Promise<CredentialTest> {
+  const started = performance.now();
+  const latency = () => Math.round(performance.now() - started);
+  if (!secret && provider.requiresKey) return { ok: false, status: 0, message: `No API key is set for ${provider.name}.`, latency_ms: 0 };
+  try {
+    const response = await sendUpstream({
+      provider: provider.name,
+      url: `${provider.baseUrl}/models`,
+      method: 'GET',
+      headers: { accept: 'application/json', ...provider.headers, ...authHeaders(provider, secret) },
+      body: '',
+      signal: AbortSignal.timeout(15_000),
+      timeoutMs: 15_000,
+      dispatcher: getUpstreamAgent(connectTimeoutMs),
+    });
+    const text = await readBodyText(provider.name, response);
+    if (response.status < 400) return { ok: true, status: response.status, message: `${provider.name} accepted the key.`, latency_ms: latency() };
+    const rejected = response.status === 401 || response.status === 403 || (response.status === 400 && text.includes('API_KEY_INVALID'));
+    const message = rejected ? `${provider.name} rejected the key (HTTP ${response.status}). Check that it is current and has API access.` : `${provider.name} answered HTTP ${response.status}; the key could not be confirmed.`;
+    return { ok: false, status: response.status, message: secret ? message.replaceAll(secret, '[redacted]') : message, latency_ms: latency() };
+  } catch (error) {
+    const message = error instanceof ProviderError ? error.message : `${provider.name}: ${(error as Error).message}`;
+    return { ok: false, status: 0, message, latency_ms: latency() };
+  }
+}
