@@ -1,70 +1,108 @@
-import type { ApiKeyRecord } from '../keys/key-store.ts';
-import { openData } from './open-data.ts';
+import { validateBody } from '../http/validate-body.ts';
+import { createKeySchema, keySettingsSchema, type KeySettingsInput } from '../management/management-schemas.ts';
+import type { KeyView } from '../management/management-service.ts';
+import { connectManagement } from './connect-management.ts';
+import { formatTable } from './format-table.ts';
 import { parseCommand, UsageError, type CliIo } from './run-cli.ts';
 
-export function runKeysCommand(args: string[], io: CliIo): number {
+const SETTING_FLAGS = {
+  name: { type: 'string' },
+  expires: { type: 'string' },
+  models: { type: 'string' },
+  'token-cap': { type: 'string' },
+  'usd-cap': { type: 'string' },
+  rpm: { type: 'string' },
+  tpm: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
+const USAGE = `Usage:
+  patchbay keys create --name NAME [--expires YYYY-MM-DD] [--models a,b] [--token-cap N] [--usd-cap USD] [--rpm N] [--tpm N]
+  patchbay keys update ID [the same flags; "none" clears a limit]
+  patchbay keys list [--json]
+  patchbay keys rotate ID      (prints the new key; the old one stops working at once)
+  patchbay keys revoke ID`;
+
+/** Turns flags into the management API's key settings; "none" clears a setting. */
+function settingsFrom(values: Record<string, string | boolean | undefined>): KeySettingsInput {
+  const out: Record<string, unknown> = {};
+  const number = (flag: string, field: string) => {
+    const value = values[flag] as string | undefined;
+    if (value === undefined) return;
+    if (value === 'none') out[field] = null;
+    else if (Number.isFinite(Number(value))) out[field] = Number(value);
+    else throw new UsageError(`--${flag} must be a number or "none", not "${value}".`);
+  };
+  if (values.name !== undefined) out.name = values.name;
+  if (values.expires !== undefined) out.expires_at = values.expires === 'none' ? null : values.expires;
+  if (values.models !== undefined) out.allowed_models = values.models === 'none' ? null : String(values.models).split(',').map((m) => m.trim()).filter(Boolean);
+  number('token-cap', 'monthly_token_cap');
+  number('usd-cap', 'monthly_usd_cap');
+  number('rpm', 'rpm_limit');
+  number('tpm', 'tpm_limit');
+  return out as KeySettingsInput;
+}
+
+export async function runKeysCommand(args: string[], io: CliIo): Promise<number> {
   const [action, ...rest] = args;
-  const { values, positionals } = parseCommand(rest, {
-    name: { type: 'string' },
-    expires: { type: 'string' },
-    models: { type: 'string' },
-    json: { type: 'boolean' },
-  });
-  if (!['create', 'list', 'revoke'].includes(action ?? '')) {
-    throw new UsageError('Usage: patchbay keys create --name NAME | keys list [--json] | keys revoke ID');
-  }
-  const { db, keys } = openData(values, io.env);
+  if (!['create', 'update', 'list', 'rotate', 'revoke'].includes(action ?? '')) throw new UsageError(USAGE);
+  const { values, positionals } = parseCommand(rest, SETTING_FLAGS);
+  const id = positionals[0];
+  if (['update', 'rotate', 'revoke'].includes(action!) && !id) throw new UsageError(`keys ${action} needs the key id (see "patchbay keys list").`);
+  if (action === 'create' && !values.name) throw new UsageError('keys create needs --name NAME (a label to recognise the key by).');
+  const connection = await connectManagement(values, io.env);
+  const { management } = connection;
   try {
-    if (action === 'create') {
-      if (!values.name) throw new UsageError('keys create needs --name NAME (a label to recognise the key by).');
-      const created = keys.create({
-        name: values.name as string,
-        expiresAt: values.expires ? parseDate(values.expires as string) : null,
-        allowedModels: values.models ? (values.models as string).split(',').map((m) => m.trim()).filter(Boolean) : null,
-      });
-      io.out(`${created.secret}\n`);
-      io.err(`Created key ${created.record.id} ("${created.record.name}"). The key is shown only once.\n`);
-      return 0;
+    switch (action) {
+      case 'create': {
+        const created = await management.createKey(validateBody(createKeySchema, settingsFrom(values)));
+        io.out(`${created.secret}\n`);
+        io.err(`Created key ${created.key.id} ("${created.key.name}"). The key is shown only once.\n`);
+        return 0;
+      }
+      case 'update': {
+        const updated = await management.updateKey(id, validateBody(keySettingsSchema, settingsFrom(values)));
+        io.out(values.json ? `${JSON.stringify(updated, null, 2)}\n` : formatKeys([updated]));
+        return 0;
+      }
+      case 'list': {
+        const list = await management.listKeys();
+        io.out(values.json ? `${JSON.stringify(list, null, 2)}\n` : formatKeys(list));
+        return 0;
+      }
+      case 'rotate': {
+        const rotated = await management.rotateKey(id);
+        io.out(`${rotated.secret}\n`);
+        io.err(`Rotated ${id}: the old key stopped working; this new one is shown only once.\n`);
+        return 0;
+      }
+      default: {
+        await management.revokeKey(id);
+        io.out(`Revoked ${id}. Requests with it now get 401.\n`);
+        return 0;
+      }
     }
-    if (action === 'list') {
-      const list = keys.list();
-      if (values.json) io.out(`${JSON.stringify(list, null, 2)}\n`);
-      else io.out(formatKeys(list));
-      return 0;
-    }
-    const id = positionals[0];
-    if (!id) throw new UsageError('keys revoke needs the key id (see "patchbay keys list").');
-    if (!keys.revoke(id)) throw new UsageError(`No key has the id "${id}" (see "patchbay keys list").`);
-    io.out(`Revoked ${id}. Requests with it now get 401.\n`);
-    return 0;
   } finally {
-    db.close();
+    connection.close();
   }
 }
 
-function parseDate(value: string): number {
-  const time = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
-  if (Number.isNaN(time)) throw new UsageError(`--expires must be a date such as 2027-01-31, not "${value}".`);
-  return time;
-}
-
-function formatKeys(list: ApiKeyRecord[]): string {
+function formatKeys(list: KeyView[]): string {
   if (list.length === 0) return 'No keys yet. Create one with "patchbay keys create --name NAME".\n';
-  const now = Date.now();
+  const limit = (value: number | null, unit = '') => (value === null ? '-' : `${value}${unit}`);
   const rows = list.map((k) => [
     k.id,
     k.name,
-    `${k.hint}...`,
-    k.revokedAt ? 'revoked' : k.expiresAt && k.expiresAt <= now ? 'expired' : 'active',
-    new Date(k.createdAt).toISOString().slice(0, 10),
-    k.expiresAt ? new Date(k.expiresAt).toISOString().slice(0, 10) : '-',
-    k.allowedModels?.join(',') ?? 'all',
+    k.hint,
+    k.status,
+    k.created_at.slice(0, 10),
+    k.expires_at?.slice(0, 10) ?? '-',
+    k.allowed_models?.join(',') ?? 'all',
+    limit(k.rpm_limit, '/min'),
+    limit(k.tpm_limit, '/min'),
+    limit(k.monthly_token_cap),
+    k.monthly_usd_cap === null ? '-' : `$${k.monthly_usd_cap}`,
+    `${k.month_usage.tokens} / $${k.month_usage.usd.toFixed(4)}`,
   ]);
-  return formatTable(['ID', 'NAME', 'KEY', 'STATUS', 'CREATED', 'EXPIRES', 'MODELS'], rows);
-}
-
-export function formatTable(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
-  return [line(header), ...rows.map(line)].join('\n') + '\n';
+  return formatTable(['ID', 'NAME', 'KEY', 'STATUS', 'CREATED', 'EXPIRES', 'MODELS', 'RPM', 'TPM', 'TOKEN CAP', 'USD CAP', 'THIS MONTH'], rows);
 }

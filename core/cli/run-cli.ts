@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/load-config.ts';
+import { PatchbayError } from '../errors/patchbay-error.ts';
 import { runKeysCommand } from './keys-command.ts';
+import { runProvidersCommand } from './providers-command.ts';
 import { runServeCommand } from './serve-command.ts';
 import { runUsageCommand } from './usage-command.ts';
 
@@ -9,12 +11,22 @@ export const HELP = `Patchbay: a local OpenAI-compatible router for LLM provider
 Usage:
   patchbay serve [--port N] [--host H] [--data-dir DIR] [--config FILE]
       Start the router (default http://127.0.0.1:8790/v1).
-  patchbay keys create --name NAME [--expires YYYY-MM-DD] [--models a,b]
+  patchbay keys create --name NAME [--expires YYYY-MM-DD] [--models a,b] [--token-cap N]
+                       [--usd-cap USD] [--rpm N] [--tpm N]
       Create a Patchbay API key; prints only the key, once.
+  patchbay keys update ID [the create flags; "none" clears one]
   patchbay keys list [--json]
+  patchbay keys rotate ID     New secret for the same key; the old one stops working at once.
   patchbay keys revoke ID
-  patchbay usage [--month YYYY-MM] [--json]
-      This month's (or the given month's) totals by provider and model.
+  patchbay providers list [--json]
+  patchbay providers set-key NAME    Reads the secret from stdin into the OS keychain.
+  patchbay providers delete-key NAME
+  patchbay providers test NAME       A cheap authenticated call to the provider.
+  patchbay usage [--month YYYY-MM] [--by model|provider|key|day] [--json] [--export csv|json]
+      A month's totals (default: this month, UTC).
+
+While "patchbay serve" runs, these commands go through its management API; otherwise they
+work on the data dir directly.
 
 Common options:
   --data-dir DIR   where patchbay.db and config.json live (default: PATCHBAY_HOME or the OS app-data folder)
@@ -45,9 +57,11 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
       case 'serve':
         return await runServeCommand(rest, io);
       case 'keys':
-        return runKeysCommand(rest, io);
+        return await runKeysCommand(rest, io);
+      case 'providers':
+        return await runProvidersCommand(rest, io);
       case 'usage':
-        return runUsageCommand(rest, io);
+        return await runUsageCommand(rest, io);
       case '-v':
       case '--version':
       case 'version':
@@ -64,7 +78,7 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
         return 2;
     }
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (error instanceof ConfigError || error instanceof UsageError || error instanceof PatchbayError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       io.err(`${(error as Error).message}\n`);
       return 2;
     }

@@ -16,6 +16,7 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
     host: values.host as string | undefined,
     port,
     env: io.env,
+    keychainService: io.env.PATCHBAY_KEYCHAIN_SERVICE || undefined,
     log: (message) => io.err(`${message}\n`),
   });
   if (patchbay.firstKey) {

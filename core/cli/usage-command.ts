@@ -1,21 +1,30 @@
 import { currentMonth, monthRange } from '../usage/usage-store.ts';
-import { formatTable } from './keys-command.ts';
-import { openData } from './open-data.ts';
+import { connectManagement } from './connect-management.ts';
+import { formatTable } from './format-table.ts';
 import { parseCommand, UsageError, type CliIo } from './run-cli.ts';
 
-export function runUsageCommand(args: string[], io: CliIo): number {
-  const { values } = parseCommand(args, { month: { type: 'string' }, json: { type: 'boolean' } });
+const GROUPS = ['model', 'provider', 'key', 'day'] as const;
+
+export async function runUsageCommand(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseCommand(args, { month: { type: 'string' }, json: { type: 'boolean' }, by: { type: 'string' }, export: { type: 'string' } });
   const month = (values.month as string | undefined) ?? currentMonth();
-  let range: { from: number; to: number };
   try {
-    range = monthRange(month);
+    monthRange(month);
   } catch (error) {
     throw new UsageError(`--month: ${(error as Error).message}`);
   }
-  const { db, usage } = openData(values, io.env);
+  const by = (values.by as string | undefined) ?? 'model';
+  if (!(GROUPS as readonly string[]).includes(by)) throw new UsageError(`--by must be one of ${GROUPS.join(', ')}, not "${by}".`);
+  const format = values.export as string | undefined;
+  if (format !== undefined && format !== 'csv' && format !== 'json') throw new UsageError(`--export must be csv or json, not "${format}".`);
+  const connection = await connectManagement(values, io.env);
   try {
-    const rows = usage.totalsByModel(range.from, range.to);
-    const total = rows.reduce(
+    if (format) {
+      io.out(await connection.management.exportUsage(month, format));
+      return 0;
+    }
+    const summary = await connection.management.usageSummary(month, by as (typeof GROUPS)[number]);
+    const total = summary.rows.reduce(
       (sum, r) => ({
         requests: sum.requests + r.requests,
         errors: sum.errors + r.errors,
@@ -27,27 +36,18 @@ export function runUsageCommand(args: string[], io: CliIo): number {
       { requests: 0, errors: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost_usd: 0 },
     );
     if (values.json) {
-      io.out(`${JSON.stringify({ month, byModel: rows, total }, null, 2)}\n`);
+      io.out(`${JSON.stringify({ ...summary, total }, null, 2)}\n`);
       return 0;
     }
-    if (rows.length === 0) {
+    if (summary.rows.length === 0) {
       io.out(`No requests recorded in ${month}.\n`);
       return 0;
     }
-    const fmt = (r: typeof total & { provider?: string | null; model?: string | null }, label?: string) => [
-      label ?? r.provider ?? '(none)',
-      label ? '' : (r.model ?? '(none)'),
-      String(r.requests),
-      String(r.errors),
-      String(r.prompt_tokens),
-      String(r.completion_tokens),
-      String(r.total_tokens),
-      `$${r.cost_usd.toFixed(4)}`,
-    ];
-    io.out(`Usage for ${month} (UTC)\n`);
-    io.out(formatTable(['PROVIDER', 'MODEL', 'REQUESTS', 'ERRORS', 'PROMPT', 'COMPLETION', 'TOTAL', 'COST'], [...rows.map((r) => fmt(r)), fmt(total, 'TOTAL')]));
+    const cells = (label: string, r: typeof total) => [label, String(r.requests), String(r.errors), String(r.prompt_tokens), String(r.completion_tokens), String(r.total_tokens), `$${r.cost_usd.toFixed(4)}`];
+    io.out(`Usage for ${month} (UTC), by ${by}\n`);
+    io.out(formatTable([by.toUpperCase(), 'REQUESTS', 'ERRORS', 'PROMPT', 'COMPLETION', 'TOTAL', 'COST'], [...summary.rows.map((r) => cells(r.group ?? '(none)', r)), cells('TOTAL', total)]));
     return 0;
   } finally {
-    db.close();
+    connection.close();
   }
 }

@@ -70,7 +70,7 @@ describe('the patchbay CLI', () => {
     second.child.kill('SIGINT');
     expect(await second.exit).toBe(0);
     const usage = JSON.parse(cli(['usage', '--json'], env).stdout);
-    expect(usage.byModel).toEqual([expect.objectContaining({ provider: 'openai', model: 'gpt-4o', requests: 1 })]);
+    expect(usage.rows).toEqual([expect.objectContaining({ group: 'openai/gpt-4o', requests: 1 })]);
     expect(usage.total.total_tokens).toBeGreaterThan(0);
   });
 
@@ -80,7 +80,7 @@ describe('the patchbay CLI', () => {
     expect(created.stdout).toMatch(/^pb-[A-Za-z0-9_-]{32}\n$/);
     const list = JSON.parse(cli(['keys', 'list', '--json'], env).stdout) as { id: string; name: string; hint: string }[];
     const editor = list.find((k) => k.name === 'editor')!;
-    expect(editor.hint).toBe(created.stdout.slice(0, 7));
+    expect(editor.hint).toBe(`${created.stdout.slice(0, 7)}...`);
     expect(cli(['keys', 'list'], env).stdout).toMatch(new RegExp(`${editor.id}\\s+editor\\s+pb-\\S+\\.\\.\\.\\s+active`));
 
     const server = await serve([], env);

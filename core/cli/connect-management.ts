@@ -1,0 +1,110 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readVersion } from '../app/create-patchbay.ts';
+import { loadAdminToken } from '../app/admin-token.ts';
+import { resolveDataDir } from '../config/data-dir.ts';
+import { loadConfigFile } from '../config/load-config.ts';
+import { KeyStore } from '../keys/key-store.ts';
+import { ManagementService } from '../management/management-service.ts';
+import { HealthTracker } from '../routing/health-tracker.ts';
+import { KeychainSecretStore } from '../secrets/keychain-secret-store.ts';
+import { openDatabase } from '../usage/open-database.ts';
+import { UsageStore } from '../usage/usage-store.ts';
+import { UsageError } from './run-cli.ts';
+
+/** The management operations the CLI uses, whether the server runs or not. */
+export type Management = {
+  [K in 'listKeys' | 'createKey' | 'updateKey' | 'rotateKey' | 'revokeKey' | 'listProviders' | 'setProviderSecret' | 'deleteProviderSecret' | 'testProvider' | 'getRouting' | 'setRouting' | 'usageSummary' | 'exportUsage']: (
+    ...args: Parameters<ManagementService[K]>
+  ) => Promise<Awaited<ReturnType<ManagementService[K]>>>;
+};
+
+export interface ManagementConnection {
+  management: Management;
+  /** "server" when a running Patchbay answered, "offline" when the CLI works on the data dir itself. */
+  mode: 'server' | 'offline';
+  close(): void;
+}
+
+/**
+ * Connects the CLI to the management API of a running Patchbay (found through DATA_DIR/server.json,
+ * authenticated with DATA_DIR/admin-token); when none runs, it opens the same ManagementService on
+ * the data dir directly. Either way each command runs the one implementation behind /api.
+ */
+export async function connectManagement(values: { 'data-dir'?: string; config?: string }, env: NodeJS.ProcessEnv): Promise<ManagementConnection> {
+  const dataDir = values['data-dir'] ?? resolveDataDir(env);
+  const serverFile = join(dataDir, 'server.json');
+  if (existsSync(serverFile)) {
+    try {
+      const { url } = JSON.parse(readFileSync(serverFile, 'utf8')) as { url: string };
+      const client = createHttpManagement(url, loadAdminToken(dataDir));
+      await client.getRouting();
+      return { management: client, mode: 'server', close: () => undefined };
+    } catch (error) {
+      if (error instanceof UsageError) throw error;
+      // A stale server.json (the server died): fall through to offline mode.
+    }
+  }
+  const configPath = values.config ?? join(dataDir, 'config.json');
+  const config = loadConfigFile(configPath, { required: values.config !== undefined });
+  const db = openDatabase(dataDir);
+  const service = new ManagementService({
+    config,
+    configPath,
+    keys: new KeyStore(db),
+    usage: new UsageStore(db),
+    secrets: new KeychainSecretStore(env, env.PATCHBAY_KEYCHAIN_SERVICE || undefined),
+    health: new HealthTracker({ ...config.breaker, windowSize: config.healthWindow.size, windowMs: config.healthWindow.maxAgeMs }),
+    version: readVersion(),
+    startedAt: Date.now(),
+  });
+  const management = new Proxy(service, {
+    get: (target, name) => {
+      const member = target[name as keyof ManagementService];
+      return typeof member === 'function' ? async (...args: unknown[]) => (member as (...a: unknown[]) => unknown).apply(target, args) : member;
+    },
+  }) as unknown as Management;
+  return { management, mode: 'offline', close: () => db.close() };
+}
+
+function createHttpManagement(baseUrl: string, token: string): Management {
+  const call = async (method: string, path: string, body?: unknown, raw = false) => {
+    const response = await fetch(`${baseUrl}/api${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(60_000),
+    });
+    const text = await response.text();
+    if (!response.ok) {
+      let message = text;
+      try {
+        message = (JSON.parse(text) as { error: { message: string } }).error.message;
+      } catch {
+        // not JSON: keep the text
+      }
+      throw new UsageError(message);
+    }
+    return raw ? text : JSON.parse(text);
+  };
+  const enc = encodeURIComponent;
+  const query = (params: Record<string, string | number | undefined>) => {
+    const entries = Object.entries(params).filter(([, v]) => v !== undefined) as [string, string][];
+    return entries.length ? `?${new URLSearchParams(entries.map(([k, v]): [string, string] => [k, String(v)]))}` : '';
+  };
+  return {
+    listKeys: async () => (await call('GET', '/keys')).data,
+    createKey: (input) => call('POST', '/keys', input),
+    updateKey: (id, input) => call('PATCH', `/keys/${enc(id)}`, input),
+    rotateKey: (id) => call('POST', `/keys/${enc(id)}/rotate`),
+    revokeKey: (id) => call('POST', `/keys/${enc(id)}/revoke`),
+    listProviders: async () => (await call('GET', '/providers')).data,
+    setProviderSecret: (name, secret) => call('PUT', `/providers/${enc(name)}/secret`, { secret }),
+    deleteProviderSecret: (name) => call('DELETE', `/providers/${enc(name)}/secret`),
+    testProvider: (name) => call('POST', `/providers/${enc(name)}/test`),
+    getRouting: () => call('GET', '/routing'),
+    setRouting: (input) => call('PUT', '/routing', input),
+    usageSummary: (month, groupBy) => call('GET', `/usage${query({ month, group_by: groupBy })}`),
+    exportUsage: (month, format) => call('GET', `/usage/export${query({ month, format })}`, undefined, true),
+  };
+}

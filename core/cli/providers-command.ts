@@ -1,0 +1,54 @@
+import { validateBody } from '../http/validate-body.ts';
+import { providerSecretSchema } from '../management/management-schemas.ts';
+import { connectManagement } from './connect-management.ts';
+import { formatTable } from './format-table.ts';
+import { parseCommand, UsageError, type CliIo } from './run-cli.ts';
+
+const USAGE = `Usage:
+  patchbay providers list [--json]
+  patchbay providers set-key NAME      (reads the secret from standard input; it is stored in the OS keychain)
+  patchbay providers delete-key NAME
+  patchbay providers test NAME         (a cheap authenticated call to the provider)`;
+
+export async function runProvidersCommand(args: string[], io: CliIo & { stdin?: () => Promise<string> }): Promise<number> {
+  const [action, ...rest] = args;
+  if (!['list', 'set-key', 'delete-key', 'test'].includes(action ?? '')) throw new UsageError(USAGE);
+  const { values, positionals } = parseCommand(rest, { json: { type: 'boolean' } });
+  const name = positionals[0];
+  if (action !== 'list' && !name) throw new UsageError(`providers ${action} needs the provider name (see "patchbay providers list").`);
+  // Read the secret before connecting, so nothing else is waiting on the terminal.
+  const secret = action === 'set-key' ? (await (io.stdin ?? readStdin)()).trim() : '';
+  if (action === 'set-key') validateBody(providerSecretSchema, { secret });
+  const connection = await connectManagement(values, io.env);
+  try {
+    const { management } = connection;
+    if (action === 'list') {
+      const providers = await management.listProviders();
+      if (values.json) io.out(`${JSON.stringify(providers, null, 2)}\n`);
+      else io.out(formatTable(['NAME', 'PROTOCOL', 'ENABLED', 'KEY', 'BASE URL'], providers.map((p) => [p.name, p.protocol, p.enabled ? 'yes' : 'no', p.requires_key ? p.key_source : `${p.key_source} (optional)`, p.base_url])));
+      return 0;
+    }
+    if (action === 'set-key') {
+      const view = await management.setProviderSecret(name, secret);
+      io.out(`Stored the ${name} key in the OS keychain${view.key_source === 'env' ? ' (the environment variable still takes precedence while it is set)' : ''}.\n`);
+      return 0;
+    }
+    if (action === 'delete-key') {
+      await management.deleteProviderSecret(name);
+      io.out(`Deleted the ${name} key from the OS keychain.\n`);
+      return 0;
+    }
+    const result = await management.testProvider(name);
+    io.out(`${result.ok ? 'OK' : 'FAILED'}: ${result.message} (${result.latency_ms} ms)\n`);
+    return result.ok ? 0 : 1;
+  } finally {
+    connection.close();
+  }
+}
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write('Paste the provider key, then press Enter and Ctrl-D: ');
+  let text = '';
+  for await (const chunk of process.stdin) text += chunk;
+  return text;
+}
