@@ -10,7 +10,8 @@
 // unpacked into .tools/node); (2) npm ci when node_modules is missing or older than the lockfile;
 // (3) the command, run by that Node.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -105,9 +106,12 @@ else {
 
 // The keychain tests need a Secret Service. On a Linux without a session bus (CI, a container),
 // run the suite inside a private D-Bus session with an unlocked gnome-keyring, when both are installed.
+// The keyring lives in a fresh temporary folder, so the run never meets (or prompts for) a keyring
+// left by an earlier session, and never touches the user's own.
 if (mode === 'test' && process.platform === 'linux' && !env.DBUS_SESSION_BUS_ADDRESS && hasCommand('dbus-run-session') && hasCommand('gnome-keyring-daemon')) {
   const quoted = command.map((part) => `'${part.replace(/'/g, `'\\''`)}'`).join(' ');
-  command = ['dbus-run-session', '--', 'sh', '-c', `echo -n patchbay-test | gnome-keyring-daemon --unlock --components=secrets >/dev/null; exec ${quoted}`];
+  env.XDG_DATA_HOME = mkdtempSync(join(tmpdir(), 'patchbay-keyring-'));
+  command = ['dbus-run-session', '--', 'sh', '-c', `echo -n pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null; exec ${quoted}`];
 }
 
 const result = spawnSync(command[0], command.slice(1), { stdio: 'inherit', env, cwd: root });

@@ -9,6 +9,7 @@ import { createHttpApp } from '../http/create-http-app.ts';
 import { HostGuard } from '../http/host-guard.ts';
 import { KeyLimiter } from '../keys/key-limiter.ts';
 import { KeyStore } from '../keys/key-store.ts';
+import { GeminiAdapter } from '../providers/gemini/gemini-adapter.ts';
 import { OpenAiCompatibleAdapter } from '../providers/openai-compatible/openai-compatible-adapter.ts';
 import type { ProviderAdapter } from '../providers/provider-adapter.ts';
 import { ManagementService } from '../management/management-service.ts';
@@ -68,7 +69,10 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   const secrets = new KeychainSecretStore(options.env ?? process.env, options.keychainService);
   const keychainNotice = secrets.unavailableNotice();
   if (keychainNotice) log(keychainNotice);
-  const adapters: Partial<Record<Protocol, ProviderAdapter>> = { openai: new OpenAiCompatibleAdapter(config.connectTimeoutMs) };
+  const adapters: Partial<Record<Protocol, ProviderAdapter>> = {
+    openai: new OpenAiCompatibleAdapter(config.connectTimeoutMs),
+    gemini: new GeminiAdapter(config.connectTimeoutMs),
+  };
   const health = new HealthTracker({ ...config.breaker, windowSize: config.healthWindow.size, windowMs: config.healthWindow.maxAgeMs });
   seedHealth(health, db, config.healthWindow.maxAgeMs);
   const router = new Router({ catalog, config, secrets, adapters, health });

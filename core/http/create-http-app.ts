@@ -64,7 +64,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     next();
   });
 
-  const v1: V1Context = { router: deps.router, limiter: deps.limiter, routingFeeUsd: deps.config.routingFeeUsd };
+  const v1: V1Context = { router: deps.router, limiter: deps.limiter, routingFeeUsd: deps.config.routingFeeUsd, contentLog: deps.config.contentLog };
   const routed = (endpoint: V1Request['endpoint'], handler: V1Handler) => async (req: Request, res: Response) => {
     const request = createV1Request(endpoint);
     res.setHeader('x-patchbay-request-id', request.requestId);
@@ -82,6 +82,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       const row = toUsageRecord(request, deps.config.routingFeeUsd);
       request.admission?.settle({ tokens: row.totalTokens, costUsd: row.costUsd });
       deps.usage.record(row);
+      if (request.content) deps.usage.recordContent({ requestId: request.requestId, ts: request.startedWall, ...request.content });
     }
   };
 

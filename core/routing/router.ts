@@ -225,6 +225,8 @@ export class Router {
             health.releaseProbe(endpoint.id);
             throw error;
           }
+          // An upstream may quote the credential back in its error text: it must never reach a client, a log or a usage row.
+          if (call.apiKey && error.message.includes(call.apiKey)) error.message = error.message.replaceAll(call.apiKey, '[redacted]');
           const latency = round(performance.now() - started);
           trace.attempts.push({ provider: provider.name, model: endpoint.model, status: error.upstreamStatus || error.status, error_type: error.type, message: error.message, latency_ms: latency });
           lastError = error;

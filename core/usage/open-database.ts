@@ -49,6 +49,13 @@ const MIGRATIONS: string[] = [
    );
    CREATE INDEX usage_ts ON usage(ts);
    CREATE INDEX usage_key_ts ON usage(key_id, ts);`,
+  // Request and response content, for debugging only: written only when usage.contentLog is on.
+  `CREATE TABLE content_log (
+     request_id TEXT PRIMARY KEY,
+     ts INTEGER NOT NULL,
+     request TEXT NOT NULL,
+     response TEXT
+   );`,
 ];
 
 /** Opens (creating if needed) the SQLite file in the data dir, in WAL mode, migrated to the latest schema. */

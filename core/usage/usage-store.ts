@@ -48,6 +48,7 @@ const USAGE_FLUSH_BATCH = 500;
 export class UsageStore {
   private readonly db: PatchbayDatabase;
   private queue: UsageRecord[] = [];
+  private contentQueue: { requestId: string; ts: number; request: string; response: string | null }[] = [];
   private timer: NodeJS.Timeout | null = null;
   private readonly insert;
   private readonly insertBatch;
@@ -61,8 +62,10 @@ export class UsageStore {
        VALUES (@ts, @requestId, @keyId, @endpoint, @requestedModel, @provider, @model, @strategy, @status, @errorType,
          @stream, @promptTokens, @completionTokens, @totalTokens, @inputPrice, @outputPrice, @costUsd, @latencyMs, @firstByteMs, @attempts)`,
     );
-    this.insertBatch = db.transaction((rows: UsageRecord[]) => {
+    const insertContent = db.prepare('INSERT OR REPLACE INTO content_log (request_id, ts, request, response) VALUES (@requestId, @ts, @request, @response)');
+    this.insertBatch = db.transaction((rows: UsageRecord[], content: UsageStore['contentQueue']) => {
       for (const row of rows) this.insert.run({ ...row, stream: row.stream ? 1 : 0, attempts: JSON.stringify(row.attempts) });
+      for (const entry of content) insertContent.run(entry);
     });
   }
 
@@ -73,6 +76,11 @@ export class UsageStore {
       this.timer = setTimeout(() => this.flush(), USAGE_FLUSH_INTERVAL_MS);
       this.timer.unref();
     }
+  }
+
+  /** Request and response content of one request (only when the content log is turned on). */
+  recordContent(entry: { requestId: string; ts: number; request: string; response: string | null }): void {
+    this.contentQueue.push(entry);
   }
 
   /** Called after every committed batch (e.g. to update month aggregates that caps read). */
@@ -86,10 +94,12 @@ export class UsageStore {
       clearTimeout(this.timer);
       this.timer = null;
     }
-    if (this.queue.length === 0) return;
+    if (this.queue.length === 0 && this.contentQueue.length === 0) return;
     const rows = this.queue;
+    const content = this.contentQueue;
     this.queue = [];
-    this.insertBatch(rows);
+    this.contentQueue = [];
+    this.insertBatch(rows, content);
     for (const listener of this.listeners) listener(rows);
   }
 

@@ -22,6 +22,7 @@ export function chatNeeds(body: ChatRequest): RouteRequest['needs'] {
 export async function handleChatCompletions(req: IncomingMessage, res: ServerResponse, ctx: V1Context, request: V1Request): Promise<void> {
   const body = validateBody(chatRequestSchema, await readJsonBody(req));
   await serveRouted(req, res, ctx, request, {
+    body,
     route: {
       operation: 'chat',
       model: body.model,

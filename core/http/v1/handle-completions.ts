@@ -14,6 +14,7 @@ export async function handleCompletions(req: IncomingMessage, res: ServerRespons
   if ((body.best_of ?? 1) > 1) needs.push({ capability: 'logprobs', param: 'best_of' });
   if ((body.n ?? 1) > 1) needs.push({ capability: 'n', param: 'n' });
   await serveRouted(req, res, ctx, request, {
+    body,
     route: {
       operation: 'completions',
       model: body.model,

@@ -12,6 +12,7 @@ export async function handleEmbeddings(req: IncomingMessage, res: ServerResponse
   const needs: RouteRequest['needs'] = [];
   if (body.dimensions !== undefined) needs.push({ capability: 'dimensions', param: 'dimensions' });
   await serveRouted(req, res, ctx, request, {
+    body,
     route: {
       operation: 'embeddings',
       model: body.model,

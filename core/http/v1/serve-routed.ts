@@ -9,6 +9,8 @@ import { errorEvent } from '../render-error.ts';
 import { elapsedMs, type V1Request } from './v1-request.ts';
 
 export interface RoutedOperation {
+  /** The validated body, kept only when the content log is on. */
+  body: unknown;
   route: Omit<RouteRequest, 'strategy' | 'fallbackModels' | 'stream' | 'allowedModels'>;
   stream: boolean;
   includeUsage: boolean;
@@ -23,6 +25,8 @@ export interface V1Context {
   router: Router;
   limiter: KeyLimiter;
   routingFeeUsd: number;
+  /** Keep request and response content for debugging (usage.contentLog, off by default). */
+  contentLog: boolean;
 }
 
 /** Routes one operation and writes its answer: one JSON body, or an SSE stream that ends in [DONE] or an error event. */
@@ -30,6 +34,7 @@ export async function serveRouted(req: IncomingMessage, res: ServerResponse, ctx
   const { router } = ctx;
   request.requestedModel = operation.route.model;
   request.stream = operation.stream;
+  if (ctx.contentLog) request.content = { request: JSON.stringify(operation.body), response: '' };
   const plan = await router.plan({
     ...operation.route,
     stream: operation.stream,
@@ -70,6 +75,7 @@ async function serveJson(res: ServerResponse, router: Router, request: V1Request
     'x-patchbay-latency-ms': String(request.trace.firstByteMs),
   });
   res.end(reply.body);
+  if (request.content) request.content.response = reply.body;
 }
 
 async function serveStream(res: ServerResponse, router: Router, request: V1Request, operation: RoutedOperation, plan: RoutePlan, signal: AbortSignal) {
@@ -87,11 +93,14 @@ async function serveStream(res: ServerResponse, router: Router, request: V1Reque
     // On a stream this is the time to the upstream's first chunk, not the whole answer.
     'x-patchbay-latency-ms': String(request.trace.firstByteMs),
   });
+  const content = request.content;
+  const write = (chunk: string) => {
+    res.write(`data: ${chunk}\n\n`);
+    if (content) content.response += `${chunk}\n`;
+  };
   try {
-    if (!first.done) res.write(`data: ${first.value}\n\n`);
-    for (let next = await reply.chunks.next(); !next.done; next = await reply.chunks.next()) {
-      res.write(`data: ${next.value}\n\n`);
-    }
+    if (!first.done) write(first.value);
+    for (let next = await reply.chunks.next(); !next.done; next = await reply.chunks.next()) write(next.value);
     res.end('data: [DONE]\n\n');
   } catch (error) {
     request.status = signal.aborted ? 499 : 502;

@@ -20,6 +20,8 @@ export interface V1Request {
   errorType: string | null;
   /** The key limiter's reservation, settled when the request ends. */
   admission: Admission | null;
+  /** Content for the debugging log; set only when the content log is on. */
+  content: { request: string; response: string } | null;
 }
 
 let counter = 0;
@@ -45,6 +47,7 @@ export function createV1Request(endpoint: UsageRecord['endpoint']): V1Request {
     status: 200,
     errorType: null,
     admission: null,
+    content: null,
   };
 }
 
