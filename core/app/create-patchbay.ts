@@ -9,6 +9,7 @@ import { createHttpApp } from '../http/create-http-app.ts';
 import { HostGuard } from '../http/host-guard.ts';
 import { KeyLimiter } from '../keys/key-limiter.ts';
 import { KeyStore } from '../keys/key-store.ts';
+import { AnthropicAdapter } from '../providers/anthropic/anthropic-adapter.ts';
 import { GeminiAdapter } from '../providers/gemini/gemini-adapter.ts';
 import { OpenAiCompatibleAdapter } from '../providers/openai-compatible/openai-compatible-adapter.ts';
 import type { ProviderAdapter } from '../providers/provider-adapter.ts';
@@ -71,6 +72,7 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   if (keychainNotice) log(keychainNotice);
   const adapters: Partial<Record<Protocol, ProviderAdapter>> = {
     openai: new OpenAiCompatibleAdapter(config.connectTimeoutMs),
+    anthropic: new AnthropicAdapter(config.connectTimeoutMs),
     gemini: new GeminiAdapter(config.connectTimeoutMs),
   };
   const health = new HealthTracker({ ...config.breaker, windowSize: config.healthWindow.size, windowMs: config.healthWindow.maxAgeMs });

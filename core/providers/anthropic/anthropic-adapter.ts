@@ -1,0 +1,163 @@
+import { InvalidRequestError } from '../../errors/patchbay-error.ts';
+import { ProviderError } from '../../errors/provider-error.ts';
+import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../../http/request-schemas.ts';
+import { completeViaChat, streamCompleteViaChat } from '../complete-via-chat.ts';
+import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall } from '../provider-adapter.ts';
+import { readSseEvents } from '../read-sse-events.ts';
+import { getUpstreamAgent, readBodyText, sendUpstream, type UpstreamResponse } from '../transport.ts';
+import { ANTHROPIC_VERSION } from './anthropic-settings.ts';
+import type { MessageResponse, MessagesRequest } from './anthropic-wire-types.ts';
+import { mapAnthropicError } from './map-error.ts';
+import { mapChatRequest, type MappedRequest } from './map-request.ts';
+import { mapMessageResponse } from './map-response.ts';
+import { createStreamState, endStream, mapStreamEvent, streamUsage } from './map-stream-event.ts';
+import { mergeChunkStreams, mergeCompletions, type ChunkStream } from './merge-choices.ts';
+import type { ChatCompletion } from './openai-chat-types.ts';
+
+/**
+ * The Anthropic Messages API. Requests are translated to Anthropic's wire format and answers back
+ * to OpenAI's; the mapping lives in the pure map-* files, this class only sends and reads.
+ */
+export class AnthropicAdapter implements ProviderAdapter {
+  private readonly connectTimeoutMs: number;
+
+  constructor(connectTimeoutMs: number) {
+    this.connectTimeoutMs = connectTimeoutMs;
+  }
+
+  async chat(request: ChatRequest, call: UpstreamCall): Promise<JsonReply> {
+    const mapped = mapChatRequest(request, call.endpoint);
+    const n = request.n ?? 1;
+    let completions: ChatCompletion[];
+    if (n === 1) {
+      completions = [await this.sendForCompletion(mapped, call)];
+    } else {
+      // One request per choice; the first failure cancels the others, their answers being of no use.
+      const shared = linkAbortSignal(call.signal);
+      try {
+        completions = await Promise.all(Array.from({ length: n }, () => this.sendForCompletion(mapped, { ...call, signal: shared.signal })));
+      } finally {
+        shared.close();
+      }
+    }
+    const completion = mergeCompletions(completions);
+    return { body: JSON.stringify(completion), usage: completion.usage };
+  }
+
+  async streamChat(request: ChatRequest, call: UpstreamCall, includeUsage: boolean): Promise<StreamReply> {
+    const mapped = mapChatRequest(request, call.endpoint);
+    const n = request.n ?? 1;
+    if (n === 1) return serialize(await this.openStream(mapped, call, includeUsage));
+    // All n streams are open before this returns, so a refusal of any can still fall back.
+    const shared = linkAbortSignal(call.signal);
+    let streams: ChunkStream[];
+    try {
+      streams = await Promise.all(Array.from({ length: n }, () => this.openStream(mapped, { ...call, signal: shared.signal }, false)));
+    } catch (error) {
+      shared.close();
+      throw error;
+    }
+    return serialize(mergeChunkStreams(streams, includeUsage, shared.close));
+  }
+
+  complete(request: CompletionRequest, call: UpstreamCall): Promise<JsonReply> {
+    return completeViaChat(this, request, call);
+  }
+
+  streamComplete(request: CompletionRequest, call: UpstreamCall, includeUsage: boolean): Promise<StreamReply> {
+    return streamCompleteViaChat(this, request, call, includeUsage);
+  }
+
+  async embed(_request: EmbeddingRequest, _call: UpstreamCall): Promise<JsonReply> {
+    throw new InvalidRequestError('Anthropic has no embeddings API; use an embedding model such as text-embedding-3-small', 'model', 'model_not_supported');
+  }
+
+  private async sendForCompletion(mapped: MappedRequest, call: UpstreamCall): Promise<ChatCompletion> {
+    const response = await this.send(mapped.body, call);
+    const text = await readBodyText(call.provider.name, response, call.signal);
+    let message: MessageResponse;
+    try {
+      message = JSON.parse(text) as MessageResponse;
+    } catch {
+      throw new ProviderError({ provider: call.provider.name, upstreamStatus: 502, message: 'answered with a body that is not JSON', retryable: true });
+    }
+    if (typeof message !== 'object' || message === null || !Array.isArray(message.content)) {
+      throw new ProviderError({ provider: call.provider.name, upstreamStatus: 502, message: 'answered with JSON that is not a Messages response', retryable: true });
+    }
+    return mapMessageResponse(message, { created: nowSeconds(), jsonToolName: mapped.jsonToolName });
+  }
+
+  private async openStream(mapped: MappedRequest, call: UpstreamCall, includeUsage: boolean): Promise<ChunkStream> {
+    const response = await this.send({ ...mapped.body, stream: true }, call);
+    const provider = call.provider.name;
+    let state = createStreamState({ provider, includeUsage, created: nowSeconds(), jsonToolName: mapped.jsonToolName });
+    async function* chunks() {
+      for await (const event of readSseEvents(provider, response, call.signal)) {
+        const step = mapStreamEvent(event, state);
+        state = step.state;
+        yield* step.chunks;
+      }
+      endStream(state);
+    }
+    return { chunks: chunks(), usage: () => streamUsage(state) };
+  }
+
+  private async send(body: MessagesRequest, call: UpstreamCall): Promise<UpstreamResponse> {
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: body.stream ? 'text/event-stream' : 'application/json',
+      'anthropic-version': ANTHROPIC_VERSION,
+      // After the defaults, so a provider's configured headers (e.g. anthropic-beta) can add or override.
+      ...call.provider.headers,
+    };
+    if (call.apiKey) headers['x-api-key'] = call.apiKey;
+    const response = await sendUpstream({
+      provider: call.provider.name,
+      url: `${call.provider.baseUrl}/messages`,
+      headers,
+      body: JSON.stringify(body),
+      signal: call.signal,
+      timeoutMs: call.firstByteTimeoutMs,
+      dispatcher: getUpstreamAgent(this.connectTimeoutMs),
+    });
+    if (response.status >= 400) {
+      const text = await readBodyText(call.provider.name, response, call.signal).catch(() => '');
+      throw mapAnthropicError(call.provider.name, response.status, response.headers, text);
+    }
+    return response;
+  }
+}
+
+function serialize(stream: ChunkStream): StreamReply {
+  async function* chunks() {
+    try {
+      for (let next = await stream.chunks.next(); !next.done; next = await stream.chunks.next()) yield JSON.stringify(next.value);
+    } finally {
+      // A consumer that stops early must stop the upstream reads too (and, for n > 1, release the shared signal).
+      await stream.chunks.return?.();
+    }
+  }
+  return { chunks: chunks(), usage: stream.usage };
+}
+
+/**
+ * A signal that fires when the client's does, or when `close` is called; `close` also removes the
+ * listener on the client's signal, so nothing outlives the request.
+ */
+function linkAbortSignal(parent: AbortSignal): { signal: AbortSignal; close: () => void } {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(parent.reason);
+  if (parent.aborted) controller.abort(parent.reason);
+  else parent.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: controller.signal,
+    close: () => {
+      parent.removeEventListener('abort', onAbort);
+      controller.abort();
+    },
+  };
+}
+
+function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}
