@@ -18,6 +18,12 @@ export interface Fault {
   message?: string;
   /** Extra response headers (e.g. retry-after). */
   headers?: Record<string, string>;
+  /**
+   * The provider's own wait hint for a 429/503: a `retry-after` header (seconds) for OpenAI, Groq,
+   * Together and Anthropic; `google.rpc.RetryInfo.retryDelay` in the body for Gemini (which sends no
+   * header). Each emulator picks a realistic default when unset.
+   */
+  retryAfterSeconds?: number;
   /** Close the connection without answering. */
   drop?: 'before-headers';
   /** For streams: after this many data events, cut the connection, or send an error event. */

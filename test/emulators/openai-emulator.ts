@@ -138,7 +138,8 @@ export class OpenAiEmulator extends EmulatorServer {
       503: ['The engine is currently overloaded, please try again later.', 'server_error', null],
     };
     const [message, type, code] = presets[status] ?? [`HTTP ${status} (injected).`, status >= 500 ? 'server_error' : 'invalid_request_error', null];
-    this.error(res, status, fault.message ?? message, type, code, null, fault.headers);
+    const retryAfter: Record<string, string> = fault.retryAfterSeconds !== undefined ? { 'retry-after': String(fault.retryAfterSeconds) } : {};
+    this.error(res, status, fault.message ?? message, type, code, null, { ...retryAfter, ...fault.headers });
   }
 
   protected streamErrorEvent = (): string =>

@@ -1,0 +1,196 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { EmulatorServer, sendJson, writeSse, type EmulatorContext, type Fault } from './emulator-server.ts';
+import { randomAlnum, rfc3339In } from './emulator-common.ts';
+import { splitDeltas } from './openai-emulator.ts';
+import { ANTHROPIC_MODELS, planReply, resolveModel, validateMessagesRequest, type AnthropicPlan } from './anthropic-wire.ts';
+
+/**
+ * A loopback stand-in for Anthropic's Messages API (../shared/reference/provider-wire.md §2, §7.9,
+ * §8.1), written from the public wire format, not from Patchbay's adapter:
+ *
+ * - `POST /v1/messages`, non-streaming and SSE with named events whose `type` equals the event name:
+ *   message_start, then per block content_block_start / ping (once) / content_block_delta… /
+ *   content_block_stop, then message_delta (stop_reason, stop_sequence, cumulative usage) and
+ *   message_stop. No `[DONE]`.
+ * - `GET /v1/models` (paginated with limit/after_id/before_id, newest first), `GET /v1/models/{id}`.
+ * - Auth: `x-api-key` or `Authorization: Bearer`, plus an `anthropic-version` header.
+ * - Errors `{"type":"error","error":{"type","message"},"request_id"}`; headers `request-id`,
+ *   `anthropic-ratelimit-*`, `x-should-retry`, `retry-after` on 429.
+ * - Token counts: see anthropicInputTokens in anthropic-wire.ts; output tokens = words of the text
+ *   (tool calls: words of the JSON input + 5).
+ */
+
+export { ANTHROPIC_MODELS, anthropicInputTokens, neutralMessages } from './anthropic-wire.ts';
+
+export interface AnthropicEmulatorOptions {
+  apiKey: string;
+  /** Accepted `anthropic-version` values (§2.1, §8.1). */
+  versions?: string[];
+  /** When set, a tool call under tool_choice auto is preceded by this text block (as Claude often does). */
+  toolPreamble?: string | null;
+}
+
+const ERROR_PRESETS: Record<number, [string, string]> = {
+  400: ['invalid_request_error', 'Invalid request (injected).'],
+  401: ['authentication_error', 'invalid x-api-key'],
+  402: ['billing_error', 'Your credit balance is too low to access the Anthropic API.'],
+  403: ['permission_error', 'Your API key does not have permission to use the specified resource.'],
+  404: ['not_found_error', 'Not found (injected).'],
+  413: ['request_too_large', 'Request exceeds the maximum allowed number of bytes.'],
+  429: ['rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit. Please try again later.'],
+  500: ['api_error', 'Internal server error'],
+  504: ['timeout_error', 'Request timed out'],
+  529: ['overloaded_error', 'Overloaded'],
+};
+
+export class AnthropicEmulator extends EmulatorServer {
+  protected readonly options: Required<AnthropicEmulatorOptions>;
+
+  constructor(options: AnthropicEmulatorOptions) {
+    super();
+    this.options = { versions: ['2023-06-01', '2023-01-01', '2026-10-21'], toolPreamble: null, ...options };
+  }
+
+  /** `req_011C…`, the shape of Anthropic request ids. */
+  static requestId(): string {
+    return `req_011C${randomAlnum(20)}`;
+  }
+
+  protected headers(requestId: string, extra: Record<string, string> = {}): Record<string, string> {
+    const reset = rfc3339In(1);
+    const limits: Record<string, string> = { 'request-id': requestId, 'anthropic-organization-id': '5e7d8a1c-0b2f-4c3e-9a6d-0e0d0c0b0a09' };
+    for (const [kind, limit] of [['requests', 4000], ['tokens', 2000000], ['input-tokens', 1600000], ['output-tokens', 400000]] as const) {
+      limits[`anthropic-ratelimit-${kind}-limit`] = String(limit);
+      limits[`anthropic-ratelimit-${kind}-remaining`] = String(kind === 'requests' ? limit - 1 : limit);
+      limits[`anthropic-ratelimit-${kind}-reset`] = reset;
+    }
+    return { ...limits, ...extra };
+  }
+
+  protected error(res: ServerResponse, status: number, type: string, message: string, requestId: string, extra: Record<string, string> = {}): void {
+    const retry = status === 429 || status >= 500 ? 'true' : 'false';
+    sendJson(res, status, { type: 'error', error: { type, message }, request_id: requestId }, this.headers(requestId, { 'x-should-retry': retry, ...extra }));
+  }
+
+  protected faultError(res: ServerResponse, fault: Fault, requestId: string): void {
+    const status = fault.status!;
+    const [type, message] = ERROR_PRESETS[status] ?? [status >= 500 ? 'api_error' : 'invalid_request_error', `HTTP ${status} (injected).`];
+    const retryAfter: Record<string, string> = status === 429 || fault.retryAfterSeconds !== undefined ? { 'retry-after': String(fault.retryAfterSeconds ?? 12) } : {};
+    this.error(res, status, type, fault.message ?? message, requestId, { ...retryAfter, ...fault.headers });
+  }
+
+  /** Returns the problem with the credentials, or null when they are good. */
+  protected authProblem(req: IncomingMessage): [number, string, string] | null {
+    const apiKey = req.headers['x-api-key'];
+    const authorization = req.headers.authorization;
+    if (apiKey !== undefined) {
+      if (apiKey !== this.options.apiKey) return [401, 'authentication_error', 'invalid x-api-key'];
+    } else if (authorization !== undefined) {
+      if (authorization !== `Bearer ${this.options.apiKey}`) return [401, 'authentication_error', 'Invalid bearer token'];
+    } else {
+      return [401, 'authentication_error', 'x-api-key header is required'];
+    }
+    const version = req.headers['anthropic-version'];
+    if (version === undefined) return [400, 'invalid_request_error', 'anthropic-version: header is required'];
+    if (typeof version !== 'string' || !this.options.versions.includes(version)) return [400, 'invalid_request_error', `anthropic-version: invalid version "${String(version)}"`];
+    return null;
+  }
+
+  protected async handle(ctx: EmulatorContext): Promise<void> {
+    const { req, res, path, fault } = ctx;
+    const requestId = AnthropicEmulator.requestId();
+    const problem = this.authProblem(req);
+    if (problem) return this.error(res, problem[0], problem[1], problem[2], requestId);
+    if (fault?.status) return this.faultError(res, fault, requestId);
+    const [route, query] = path.split('?');
+    if (req.method === 'GET' && route === '/v1/models') return this.listModels(res, new URLSearchParams(query), requestId);
+    if (req.method === 'GET' && route.startsWith('/v1/models/')) return this.getModel(res, decodeURIComponent(route.slice('/v1/models/'.length)), requestId);
+    if (req.method === 'POST' && route === '/v1/messages') return this.messages(res, ctx.body, fault, requestId);
+    return this.error(res, 404, 'not_found_error', 'Not Found', requestId);
+  }
+
+  protected modelInfo(id: string): Record<string, unknown> {
+    const info = ANTHROPIC_MODELS[id];
+    return { type: 'model', id, display_name: info.displayName, created_at: info.createdAt, max_input_tokens: 200000, max_tokens: info.maxTokens, capabilities: null };
+  }
+
+  protected listModels(res: ServerResponse, query: URLSearchParams, requestId: string): void {
+    const limit = Number(query.get('limit') ?? 20);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) return this.error(res, 400, 'invalid_request_error', 'limit: Input should be less than or equal to 1000', requestId);
+    let ids = Object.keys(ANTHROPIC_MODELS).sort((a, b) => ANTHROPIC_MODELS[b].createdAt.localeCompare(ANTHROPIC_MODELS[a].createdAt));
+    const after = query.get('after_id');
+    const before = query.get('before_id');
+    if (after) ids = ids.slice(ids.indexOf(after) + 1);
+    if (before) ids = ids.slice(0, Math.max(ids.indexOf(before), 0));
+    const page = before ? ids.slice(-limit) : ids.slice(0, limit);
+    const data = page.map((id) => this.modelInfo(id));
+    sendJson(res, 200, { data, has_more: ids.length > page.length, first_id: page[0] ?? null, last_id: page[page.length - 1] ?? null }, this.headers(requestId));
+  }
+
+  protected getModel(res: ServerResponse, id: string, requestId: string): void {
+    const model = resolveModel(id);
+    if (!model) return this.error(res, 404, 'not_found_error', `model: ${id}`, requestId);
+    sendJson(res, 200, this.modelInfo(model), this.headers(requestId));
+  }
+
+  protected async messages(res: ServerResponse, raw: unknown, fault: Fault | undefined, requestId: string): Promise<void> {
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+      return this.error(res, 400, 'invalid_request_error', 'There was an error parsing the body of your request as JSON.', requestId);
+    }
+    const body = raw as Record<string, unknown>;
+    const invalid = validateMessagesRequest(body);
+    if (invalid) return this.error(res, invalid.status, invalid.type, invalid.message, requestId);
+    const plan = planReply(body, this.options.toolPreamble);
+    const id = `msg_01${randomAlnum(22)}`;
+    const message = { id, type: 'message', role: 'assistant', model: body.model, content: plan.blocks, stop_reason: plan.stopReason, stop_sequence: plan.stopSequence, usage: this.usage(plan, plan.outputTokens) };
+    if (body.stream !== true) return sendJson(res, 200, message, this.headers(requestId));
+    await writeSse(res, this.streamEvents(message, plan), {
+      chunkDelayMs: this.chunkDelayMs,
+      fault,
+      errorEvent: () => event('error', { error: { type: 'overloaded_error', message: 'Overloaded' } }),
+      headers: { 'content-type': 'text/event-stream; charset=utf-8', ...this.headers(requestId) },
+    });
+  }
+
+  protected usage(plan: AnthropicPlan, outputTokens: number): Record<string, unknown> {
+    return {
+      input_tokens: plan.inputTokens,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+      output_tokens: outputTokens,
+      service_tier: 'standard',
+    };
+  }
+
+  /** The named-event sequence of §2.4 for a finished message. */
+  protected streamEvents(message: Record<string, unknown>, plan: AnthropicPlan): string[] {
+    const events = [event('message_start', { message: { ...message, content: [], stop_reason: null, stop_sequence: null, usage: this.usage(plan, 1) } })];
+    if (plan.blocks.length === 0) events.push(event('ping', {}));
+    for (const [index, block] of plan.blocks.entries()) {
+      if (block.type === 'text') {
+        events.push(event('content_block_start', { index, content_block: { type: 'text', text: '' } }));
+        if (index === 0) events.push(event('ping', {}));
+        for (const text of splitDeltas(block.text)) events.push(event('content_block_delta', { index, delta: { type: 'text_delta', text } }));
+      } else {
+        events.push(event('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } }));
+        if (index === 0) events.push(event('ping', {}));
+        const json = JSON.stringify(block.input);
+        const middle = Math.ceil(json.length / 2);
+        for (const partial of ['', json.slice(0, middle), json.slice(middle)]) {
+          events.push(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: partial } }));
+        }
+      }
+      events.push(event('content_block_stop', { index }));
+    }
+    const usage = { input_tokens: plan.inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: plan.outputTokens };
+    events.push(event('message_delta', { delta: { stop_reason: plan.stopReason, stop_sequence: plan.stopSequence }, usage }));
+    events.push(event('message_stop', {}));
+    return events;
+  }
+}
+
+/** One SSE event: a named `event:` line and `data` whose `type` equals the name (§2.4). */
+function event(type: string, payload: Record<string, unknown>): string {
+  return `event: ${type}\ndata: ${JSON.stringify({ type, ...payload })}\n\n`;
+}

@@ -1,0 +1,76 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Behaviour shared by every emulator, so the same conversation gets the same answer from each
+ * provider (the deterministic reply text, tool arguments and token rules live in openai-emulator.ts;
+ * these are the pieces the non-OpenAI wires need on top).
+ */
+
+/** The OpenAI-ish message every emulator converts its provider's conversation into before answering. */
+export type NeutralMessage = { role: string; content?: unknown };
+
+/** A tool's input schema, as far as the emulated model reads it. */
+export interface ArgumentSchema {
+  properties?: Record<string, unknown>;
+  required?: string[];
+}
+
+/**
+ * The arguments the emulated model passes to a tool: each required property (every property when the
+ * schema lists none as required) set to "<name>-value". Same rule as the OpenAI emulator.
+ */
+export function argumentsFor(schema: ArgumentSchema | undefined): Record<string, string> {
+  const props = Object.keys(schema?.properties ?? {});
+  const required = Array.isArray(schema?.required) ? schema.required : props;
+  return Object.fromEntries(required.map((name) => [name, `${name}-value`]));
+}
+
+/** Completion tokens of a tool call: words of its JSON arguments plus 5 (the OpenAI emulator's rule). */
+export function toolCallTokens(args: unknown): number {
+  return JSON.stringify(args).split(/\s+/).filter(Boolean).length + 5;
+}
+
+/**
+ * Cuts a text at the earliest occurrence of any stop sequence (the matched sequence itself is not
+ * part of the output, as every provider does). Returns which sequence matched.
+ */
+export function cutAtStop(text: string, stops: readonly string[]): { text: string; matched: string | null } {
+  let at = -1;
+  let matched: string | null = null;
+  for (const stop of stops) {
+    if (!stop) continue;
+    const index = text.indexOf(stop);
+    if (index !== -1 && (at === -1 || index < at)) {
+      at = index;
+      matched = stop;
+    }
+  }
+  return matched === null ? { text, matched } : { text: text.slice(0, at), matched };
+}
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** Random [A-Za-z0-9] string, for provider-style ids. */
+export function randomAlnum(length: number, alphabet = ALPHANUMERIC): string {
+  return Array.from(randomBytes(length), (b) => alphabet[b % alphabet.length]).join('');
+}
+
+/** The text a tool result stands for: strings as they are, text blocks joined, anything else as compact JSON. */
+export function resultText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((b) => (b && typeof b === 'object' && typeof (b as { text?: unknown }).text === 'string' ? (b as { text: string }).text : ''))
+      .join(' ');
+  }
+  return content === undefined ? '' : JSON.stringify(content);
+}
+
+/** Seconds from now as RFC 3339 without fractions (`2025-08-21T12:40:59Z`). */
+export function rfc3339In(seconds: number): string {
+  return new Date(Date.now() + seconds * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
