@@ -36,7 +36,7 @@ export function availability(health: EndpointHealth): number {
 
 /**
  * Orders endpoints by the strategy, best first. Pure: reads health through the context only.
- * Ties keep catalog order (the sort is stable).
+ * Ties keep catalog order (the sort is stable). `latency` tries a never-measured endpoint first.
  *
  * balanced score = (wL * L + wC * C + wA * A) / (wL + wC + wA), where
  *   L = fastest measured latency among the candidates / this endpoint's latency (1 if never measured),
@@ -59,7 +59,8 @@ export function rankEndpoints(endpoints: Endpoint[], ctx: RankContext): RankedEn
   let scores: number[];
   switch (ctx.strategy) {
     case 'latency':
-      scores = endpoints.map((_, i) => latencyScore(i));
+      // Never-measured endpoints go first (each is tried once), then the fastest.
+      scores = endpoints.map((_, i) => (latencies[i] === null ? 2 : latencyScore(i)));
       break;
     case 'cost':
       scores = endpoints.map((_, i) => costScore(i));

@@ -33,7 +33,7 @@ export async function startPatchbay(options: StartOptions = {}): Promise<TestPat
   // A keychain service of its own, so a test never reads or writes the developer's real entries.
   const keychainService = options.keychainService ?? `patchbay-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
   const patchbay = await createPatchbay({ dataDir, host: '127.0.0.1', port: 0, env: options.env ?? {}, keychainService, log: (m) => logs.push(m) });
-  const key = patchbay.firstKey ?? '';
+  const key = patchbay.firstKey ?? patchbay.keys.create({ name: 'test' }).secret;
   const client = new OpenAI({ baseURL: `${patchbay.url}/v1`, apiKey: key, maxRetries: 0 });
   return {
     patchbay,
