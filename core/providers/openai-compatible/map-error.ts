@@ -28,10 +28,13 @@ export function mapOpenAiError(provider: string, status: number, headers: Upstre
 
 /**
  * 5xx, 408 and 429 without a retry window are worth trying elsewhere (spec 4.5). A 429 that names
- * its retry window is passed back so the client can wait it out.
+ * its retry window is passed back so the client can wait it out. A 413 is this upstream's size
+ * limit, not the request's fault everywhere: Groq answers 413 `rate_limit_exceeded` when one
+ * request exceeds the organisation's tokens-per-minute limit (provider-wire §4.5, §7.7), which
+ * another provider of the same model can still serve.
  */
 export function isRetryableStatus(status: number, retryAfterMs: number | undefined): boolean {
-  if (status >= 500 || status === 408) return true;
+  if (status >= 500 || status === 408 || status === 413) return true;
   if (status === 429) return retryAfterMs === undefined;
   return false;
 }

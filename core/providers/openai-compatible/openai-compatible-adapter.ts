@@ -2,18 +2,31 @@ import { ProviderError } from '../../errors/provider-error.ts';
 import { completeViaChat, streamCompleteViaChat } from '../complete-via-chat.ts';
 import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../../http/request-schemas.ts';
 import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall, Usage } from '../provider-adapter.ts';
-import { readSseEvents } from '../read-sse-events.ts';
 import { getUpstreamAgent, readBodyText, sendUpstream, type UpstreamResponse } from '../transport.ts';
+import { completeEachPrompt, streamEachPrompt, type PromptTransport } from './complete-each-prompt.ts';
+import { mapChatChoices } from './map-chat-choice.ts';
+import { mapChatRequest, requestedTopLogprobs, withStreaming } from './map-chat-request.ts';
+import { mapCompletionRequests, textPrompts } from './map-completion-request.ts';
+import { mapEmbeddingAnswer, type EmbeddingAnswer } from './map-embedding-answer.ts';
+import { mapEmbeddingRequest } from './map-embedding-request.ts';
 import { mapOpenAiError } from './map-error.ts';
 import { createPassThroughState, finishPassThrough, mapPassThroughChunk, normalizeUsage } from './map-stream-chunk.ts';
 import { quirksFor } from './quirks.ts';
+import { readUpstreamData } from './read-upstream-data.ts';
 
 type Operation = 'chat/completions' | 'completions' | 'embeddings';
 
+/** A parsed JSON answer, and its text for when nothing had to change. */
+interface Answer {
+  text: string;
+  parsed: { usage?: Usage | null; choices?: unknown };
+}
+
 /**
  * OpenAI, Groq, Together and every user-defined OpenAI-compatible endpoint. The caller's body goes
- * upstream with the minimum of edits (the provider's model id, the usage option on streams) and
- * the answer comes back as it was, read only for its usage.
+ * upstream with the minimum of edits (the provider's model id, what its quirks table says) and
+ * the answer comes back as it was, read for its usage, rewritten only where the provider's
+ * dialect differs from OpenAI's (Together's finish reasons, logprobs and completions objects).
  */
 export class OpenAiCompatibleAdapter implements ProviderAdapter {
   private readonly connectTimeoutMs: number;
@@ -22,74 +35,74 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
     this.connectTimeoutMs = connectTimeoutMs;
   }
 
-  chat(request: ChatRequest, call: UpstreamCall): Promise<JsonReply> {
-    return this.json('chat/completions', { ...request, model: call.endpoint.model }, call);
+  async chat(request: ChatRequest, call: UpstreamCall): Promise<JsonReply> {
+    const quirks = quirksFor(call.provider.name);
+    const answer = await this.json('chat/completions', mapChatRequest(request, call.endpoint.model, quirks, call.provider.name), call);
+    return reply(answer, mapChatChoices(answer.parsed, quirks, requestedTopLogprobs(request)));
   }
 
-  streamChat(request: ChatRequest, call: UpstreamCall, includeUsage: boolean): Promise<StreamReply> {
-    return this.stream('chat/completions', request, call, includeUsage, 'chat.completion.chunk');
+  async streamChat(request: ChatRequest, call: UpstreamCall, includeUsage: boolean): Promise<StreamReply> {
+    const quirks = quirksFor(call.provider.name);
+    const body = withStreaming(mapChatRequest(request, call.endpoint.model, quirks, call.provider.name), quirks);
+    const state = createPassThroughState({ includeUsage, object: 'chat.completion.chunk', provider: call.provider.name, quirks, topLogprobs: requestedTopLogprobs(request) });
+    return this.passThrough('chat/completions', body, call, state);
   }
 
   /** Native /completions where the upstream has it for this model (and on every user-defined endpoint); otherwise through chat. */
-  complete(request: CompletionRequest, call: UpstreamCall): Promise<JsonReply> {
+  async complete(request: CompletionRequest, call: UpstreamCall): Promise<JsonReply> {
     if (!hasNativeCompletions(call)) return completeViaChat(this, request, call);
-    return this.json('completions', { ...request, model: call.endpoint.model }, call);
+    const quirks = quirksFor(call.provider.name);
+    const bodies = mapCompletionRequests(request, call.endpoint.model, quirks, call.provider.name);
+    if (quirks.singlePromptCompletions) return completeEachPrompt(bodies, textPrompts(request.prompt), request, quirks, this.promptTransport(call));
+    return reply(await this.json('completions', bodies[0], call), false);
   }
 
-  streamComplete(request: CompletionRequest, call: UpstreamCall, includeUsage: boolean): Promise<StreamReply> {
+  async streamComplete(request: CompletionRequest, call: UpstreamCall, includeUsage: boolean): Promise<StreamReply> {
     if (!hasNativeCompletions(call)) return streamCompleteViaChat(this, request, call, includeUsage);
-    return this.stream('completions', request, call, includeUsage, 'text_completion');
+    const quirks = quirksFor(call.provider.name);
+    const bodies = mapCompletionRequests(request, call.endpoint.model, quirks, call.provider.name).map((body) => withStreaming(body, quirks));
+    if (quirks.singlePromptCompletions) return streamEachPrompt(bodies, textPrompts(request.prompt), request, quirks, this.promptTransport(call), includeUsage);
+    const state = createPassThroughState({ includeUsage, object: 'text_completion', provider: call.provider.name, quirks });
+    return this.passThrough('completions', bodies[0], call, state);
   }
 
-  embed(request: EmbeddingRequest, call: UpstreamCall): Promise<JsonReply> {
-    return this.json('embeddings', { ...request, model: call.endpoint.model }, call);
+  async embed(request: EmbeddingRequest, call: UpstreamCall): Promise<JsonReply> {
+    const quirks = quirksFor(call.provider.name);
+    const body = mapEmbeddingRequest(request, call.endpoint.model, quirks, call.endpoint.dimensions, call.provider.name);
+    const answer = await this.json('embeddings', body, call);
+    return reply(answer, await mapEmbeddingAnswer(answer.parsed as EmbeddingAnswer, request));
   }
 
-  private async json(operation: Operation, body: object, call: UpstreamCall): Promise<JsonReply> {
+  private async json(operation: Operation, body: object, call: UpstreamCall): Promise<Answer> {
     const response = await this.send(operation, body, call);
     const text = await readBodyText(call.provider.name, response, call.signal);
-    let usage: Usage | null = null;
+    let parsed: unknown;
     try {
-      const parsed = JSON.parse(text) as { usage?: Usage };
-      usage = parsed.usage ? normalizeUsage(parsed.usage as Usage & Record<string, unknown>) : null;
+      parsed = JSON.parse(text);
     } catch {
       throw new ProviderError({ provider: call.provider.name, upstreamStatus: 502, message: 'answered with a body that is not JSON', retryable: true });
     }
-    return { body: text, usage };
+    if (typeof parsed !== 'object' || parsed === null) {
+      throw new ProviderError({ provider: call.provider.name, upstreamStatus: 502, message: 'answered with JSON that is not an object', retryable: true });
+    }
+    return { text, parsed };
   }
 
-  private async stream(operation: Operation, request: ChatRequest | CompletionRequest, call: UpstreamCall, includeUsage: boolean, object: string): Promise<StreamReply> {
-    const body: Record<string, unknown> = { ...request, model: call.endpoint.model, stream: true };
-    if (quirksFor(call.provider.name).streamUsageOption) {
-      body.stream_options = { ...(request.stream_options ?? {}), include_usage: true };
-    }
-    const response = await this.send(operation, body, call);
-    const state = createPassThroughState(includeUsage, object);
-    const provider = call.provider.name;
+  private async passThrough(operation: Operation, body: object, call: UpstreamCall, state: ReturnType<typeof createPassThroughState>): Promise<StreamReply> {
+    const data = readUpstreamData(call.provider.name, await this.send(operation, body, call), call.signal);
     async function* chunks(): AsyncGenerator<string> {
-      let done = false;
-      for await (const event of readSseEvents(provider, response, call.signal)) {
-        if (event.data === '[DONE]') {
-          done = true;
-          break;
-        }
-        if (event.event === 'error') throw streamError(provider, event.data);
-        let out: string[];
-        try {
-          out = mapPassThroughChunk(event.data, state);
-        } catch {
-          throw streamError(provider, event.data);
-        }
-        // OpenAI reports a failure mid-stream as a data event carrying `error`.
-        if (out.length === 1 && out[0].startsWith('{"error"')) throw streamError(provider, out[0]);
-        yield* out;
-      }
-      if (!done) {
-        throw new ProviderError({ provider, upstreamStatus: 502, message: 'the stream ended before it was complete', retryable: true, kind: 'stream' });
-      }
+      for await (const payload of data) yield* mapPassThroughChunk(payload, state);
       yield* finishPassThrough(state);
     }
     return { chunks: chunks(), usage: () => state.usage };
+  }
+
+  private promptTransport(call: UpstreamCall): PromptTransport {
+    return {
+      provider: call.provider.name,
+      json: async (body) => (await this.json('completions', body, call)).text,
+      stream: async (body) => readUpstreamData(call.provider.name, await this.send('completions', body, call), call.signal),
+    };
   }
 
   private async send(operation: Operation, body: object, call: UpstreamCall): Promise<UpstreamResponse> {
@@ -112,19 +125,15 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
   }
 }
 
-function hasNativeCompletions(call: UpstreamCall): boolean {
-  return call.endpoint.nativeCompletions || !call.provider.builtin;
+/** The answer for the client: the upstream's own bytes unless a mapper changed the parsed answer. */
+function reply(answer: Answer, changed: boolean): JsonReply {
+  const usage = answer.parsed.usage;
+  return {
+    body: changed ? JSON.stringify(answer.parsed) : answer.text,
+    usage: usage ? normalizeUsage(usage as Usage & Record<string, unknown>) : null,
+  };
 }
 
-function streamError(provider: string, data: string): ProviderError {
-  let message = 'sent an error in the stream';
-  let type: string | undefined;
-  try {
-    const parsed = JSON.parse(data) as { error?: { message?: string; type?: string } };
-    if (parsed.error?.message) message = parsed.error.message;
-    type = parsed.error?.type;
-  } catch {
-    message = 'sent a stream event that is not JSON';
-  }
-  return new ProviderError({ provider, upstreamStatus: 502, message, type, retryable: true, kind: 'stream' });
+function hasNativeCompletions(call: UpstreamCall): boolean {
+  return call.endpoint.nativeCompletions || !call.provider.builtin;
 }
