@@ -267,7 +267,7 @@ describe('routing: strategies, fallback, circuit breakers', () => {
 
   describe('circuit breaker', () => {
     it('opens after repeated failures, skips the endpoint, then probes once after the cool-down and closes', async () => {
-      await start({ routing: { breaker: { failureThreshold: 2, cooldownMs: 400 } } });
+      await start({ routing: { breaker: { failureThreshold: 2, cooldownMs: 1500 } } });
       const pinned = `groq/${GROQ_MODEL}`;
       groq.inject({ path: '/chat/completions', status: 500, times: 2 });
       await failure(pinned);
@@ -285,7 +285,7 @@ describe('routing: strategies, fallback, circuit breakers', () => {
       // The alias keeps working through the other endpoint meanwhile.
       expect((await chat(ALIAS)).provider).toBe('together');
 
-      await new Promise((r) => setTimeout(r, 450));
+      await new Promise((r) => setTimeout(r, 1600));
       expect((await status()).breaker).toBe('half-open');
       expect((await chat(pinned)).provider).toBe('groq');
       expect((await status()).breaker).toBe('closed');
