@@ -115,5 +115,6 @@ if (mode === 'test' && process.platform === 'linux' && !env.DBUS_SESSION_BUS_ADD
 }
 
 const result = spawnSync(command[0], command.slice(1), { stdio: 'inherit', env, cwd: root });
+if (env.XDG_DATA_HOME && env.XDG_DATA_HOME !== process.env.XDG_DATA_HOME) rmSync(env.XDG_DATA_HOME, { recursive: true, force: true });
 if (result.error) throw result.error;
 process.exit(result.status ?? (result.signal ? 1 : 0));

@@ -1,9 +1,9 @@
 import OpenAI from 'openai';
 import { spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { KeychainSecretStore } from '../../core/secrets/keychain-secret-store.ts';
 import { OpenAiEmulator } from '../emulators/openai-emulator.ts';
 import { startPatchbay, usageRows, type TestPatchbay } from '../helpers/start-patchbay.ts';
@@ -207,8 +207,10 @@ describe('the management API, provider secrets in the OS keychain, and usage que
   });
 
   it('says in one line when no keychain is available, and works from environment variables', async () => {
+    const home = `${pb.dataDir}-nokeychain`;
+    onTestFinished(() => rmSync(home, { recursive: true, force: true }));
     const child = spawn(process.execPath, [join(import.meta.dirname, '..', '..', 'bin', 'patchbay.js'), 'serve', '--port', '0'], {
-      env: { PATH: process.env.PATH, PATCHBAY_HOME: `${pb.dataDir}-nokeychain`, OPENAI_API_KEY: GOOD, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/patchbay-bus' },
+      env: { PATH: process.env.PATH, PATCHBAY_HOME: home, OPENAI_API_KEY: GOOD, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/patchbay-bus' },
     });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
