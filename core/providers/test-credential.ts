@@ -1,5 +1,6 @@
 import type { ResolvedProvider } from '../config/load-config.ts';
 import { ProviderError } from '../errors/provider-error.ts';
+import { authHeaders } from './auth-headers.ts';
 import { getUpstreamAgent, readBodyText, sendUpstream } from './transport.ts';
 
 export interface CredentialTest {
@@ -7,14 +8,6 @@ export interface CredentialTest {
   status: number;
   message: string;
   latency_ms: number;
-}
-
-/** The header each protocol authenticates with (listing models needs nothing else). */
-function authHeaders(provider: ResolvedProvider, secret: string | undefined): Record<string, string> {
-  if (!secret) return {};
-  if (provider.protocol === 'anthropic') return { 'x-api-key': secret, 'anthropic-version': '2023-06-01' };
-  if (provider.protocol === 'gemini') return { 'x-goog-api-key': secret };
-  return { authorization: `Bearer ${secret}` };
 }
 
 /**
@@ -30,7 +23,7 @@ export async function testCredential(provider: ResolvedProvider, secret: string 
       provider: provider.name,
       url: `${provider.baseUrl}/models`,
       method: 'GET',
-      headers: { accept: 'application/json', ...provider.headers, ...authHeaders(provider, secret) },
+      headers: { accept: 'application/json', ...authHeaders(provider.protocol, secret), ...provider.headers },
       body: '',
       signal: AbortSignal.timeout(15_000),
       timeoutMs: 15_000,

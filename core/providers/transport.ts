@@ -1,5 +1,7 @@
 import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
 import { ProviderError } from '../errors/provider-error.ts';
+import { authHeaders } from './auth-headers.ts';
+import type { UpstreamCall } from './provider-adapter.ts';
 
 export interface UpstreamResponse {
   status: number;
@@ -96,4 +98,29 @@ export function parseRetryAfter(headers: UpstreamResponse['headers'], now = Date
 export function headerValue(headers: UpstreamResponse['headers'], name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
+}
+
+export type ErrorMapper = (provider: string, status: number, headers: UpstreamResponse['headers'], text: string) => ProviderError;
+
+/**
+ * POSTs a JSON body to one provider for one attempt: the protocol's auth header, the provider's
+ * configured headers (which may add to or override the defaults), and an error status mapped by
+ * the protocol's own error mapper.
+ */
+export async function postToProvider(options: { call: UpstreamCall; url: string; body: object; accept?: string; connectTimeoutMs: number; mapError: ErrorMapper }): Promise<UpstreamResponse> {
+  const { call } = options;
+  const response = await sendUpstream({
+    provider: call.provider.name,
+    url: options.url,
+    headers: { 'content-type': 'application/json', accept: options.accept ?? 'application/json', ...authHeaders(call.provider.protocol, call.apiKey), ...call.provider.headers },
+    body: JSON.stringify(options.body),
+    signal: call.signal,
+    timeoutMs: call.firstByteTimeoutMs,
+    dispatcher: getUpstreamAgent(options.connectTimeoutMs),
+  });
+  if (response.status >= 400) {
+    const text = await readBodyText(call.provider.name, response, call.signal).catch(() => '');
+    throw options.mapError(call.provider.name, response.status, response.headers, text);
+  }
+  return response;
 }

@@ -1,4 +1,3 @@
-import OpenAI from 'openai';
 import { spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';

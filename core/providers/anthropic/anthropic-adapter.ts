@@ -4,8 +4,7 @@ import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../../htt
 import { completeViaChat, streamCompleteViaChat } from '../complete-via-chat.ts';
 import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall } from '../provider-adapter.ts';
 import { readSseEvents } from '../read-sse-events.ts';
-import { getUpstreamAgent, readBodyText, sendUpstream, type UpstreamResponse } from '../transport.ts';
-import { ANTHROPIC_VERSION } from './anthropic-settings.ts';
+import { postToProvider, readBodyText, type UpstreamResponse } from '../transport.ts';
 import type { MessageResponse, MessagesRequest } from './anthropic-wire-types.ts';
 import { mapAnthropicError } from './map-error.ts';
 import { mapChatRequest, type MappedRequest } from './map-request.ts';
@@ -102,29 +101,15 @@ export class AnthropicAdapter implements ProviderAdapter {
     return { chunks: chunks(), usage: () => streamUsage(state) };
   }
 
-  private async send(body: MessagesRequest, call: UpstreamCall): Promise<UpstreamResponse> {
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      accept: body.stream ? 'text/event-stream' : 'application/json',
-      'anthropic-version': ANTHROPIC_VERSION,
-      // After the defaults, so a provider's configured headers (e.g. anthropic-beta) can add or override.
-      ...call.provider.headers,
-    };
-    if (call.apiKey) headers['x-api-key'] = call.apiKey;
-    const response = await sendUpstream({
-      provider: call.provider.name,
+  private send(body: MessagesRequest, call: UpstreamCall): Promise<UpstreamResponse> {
+    return postToProvider({
+      call,
       url: `${call.provider.baseUrl}/messages`,
-      headers,
-      body: JSON.stringify(body),
-      signal: call.signal,
-      timeoutMs: call.firstByteTimeoutMs,
-      dispatcher: getUpstreamAgent(this.connectTimeoutMs),
+      body,
+      accept: body.stream ? 'text/event-stream' : 'application/json',
+      connectTimeoutMs: this.connectTimeoutMs,
+      mapError: mapAnthropicError,
     });
-    if (response.status >= 400) {
-      const text = await readBodyText(call.provider.name, response, call.signal).catch(() => '');
-      throw mapAnthropicError(call.provider.name, response.status, response.headers, text);
-    }
-    return response;
   }
 }
 

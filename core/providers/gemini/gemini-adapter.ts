@@ -4,7 +4,7 @@ import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../../htt
 import { completeViaChat, streamCompleteViaChat } from '../complete-via-chat.ts';
 import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall } from '../provider-adapter.ts';
 import { readSseEvents } from '../read-sse-events.ts';
-import { getUpstreamAgent, readBodyText, sendUpstream, type UpstreamResponse } from '../transport.ts';
+import { postToProvider, readBodyText, type UpstreamResponse } from '../transport.ts';
 import type { GeminiBatchEmbedResponse, GeminiResponse } from './gemini-wire.ts';
 import { embeddingInputs, mapEmbeddingBatches, mapEmbeddingResponse, readBatchVectors } from './map-embeddings.ts';
 import { mapGeminiError, mapGeminiStreamError } from './map-error.ts';
@@ -86,23 +86,15 @@ export class GeminiAdapter implements ProviderAdapter {
     return { body: JSON.stringify(list), usage: { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens } };
   }
 
-  private async send(method: string, body: object, call: UpstreamCall): Promise<UpstreamResponse> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: method.includes('alt=sse') ? 'text/event-stream' : 'application/json', ...call.provider.headers };
-    if (call.apiKey) headers['x-goog-api-key'] = call.apiKey;
-    const response = await sendUpstream({
-      provider: call.provider.name,
+  private send(method: string, body: object, call: UpstreamCall): Promise<UpstreamResponse> {
+    return postToProvider({
+      call,
       url: `${call.provider.baseUrl.replace(/\/+$/, '')}/models/${call.endpoint.model}:${method}`,
-      headers,
-      body: JSON.stringify(body),
-      signal: call.signal,
-      timeoutMs: call.firstByteTimeoutMs,
-      dispatcher: getUpstreamAgent(this.connectTimeoutMs),
+      body,
+      accept: method.includes('alt=sse') ? 'text/event-stream' : 'application/json',
+      connectTimeoutMs: this.connectTimeoutMs,
+      mapError: mapGeminiError,
     });
-    if (response.status >= 400) {
-      const text = await readBodyText(call.provider.name, response, call.signal).catch(() => '');
-      throw mapGeminiError(call.provider.name, response.status, response.headers, text);
-    }
-    return response;
   }
 }
 

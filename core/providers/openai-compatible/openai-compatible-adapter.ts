@@ -2,7 +2,7 @@ import { ProviderError } from '../../errors/provider-error.ts';
 import { completeViaChat, streamCompleteViaChat } from '../complete-via-chat.ts';
 import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../../http/request-schemas.ts';
 import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall, Usage } from '../provider-adapter.ts';
-import { getUpstreamAgent, readBodyText, sendUpstream, type UpstreamResponse } from '../transport.ts';
+import { postToProvider, readBodyText, type UpstreamResponse } from '../transport.ts';
 import { completeEachPrompt, streamEachPrompt, type PromptTransport } from './complete-each-prompt.ts';
 import { mapChatChoices } from './map-chat-choice.ts';
 import { mapChatRequest, requestedTopLogprobs, withStreaming } from './map-chat-request.ts';
@@ -105,23 +105,8 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
     };
   }
 
-  private async send(operation: Operation, body: object, call: UpstreamCall): Promise<UpstreamResponse> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...call.provider.headers };
-    if (call.apiKey) headers.authorization = `Bearer ${call.apiKey}`;
-    const response = await sendUpstream({
-      provider: call.provider.name,
-      url: `${call.provider.baseUrl}/${operation}`,
-      headers,
-      body: JSON.stringify(body),
-      signal: call.signal,
-      timeoutMs: call.firstByteTimeoutMs,
-      dispatcher: getUpstreamAgent(this.connectTimeoutMs),
-    });
-    if (response.status >= 400) {
-      const text = await readBodyText(call.provider.name, response, call.signal).catch(() => '');
-      throw mapOpenAiError(call.provider.name, response.status, response.headers, text);
-    }
-    return response;
+  private send(operation: Operation, body: object, call: UpstreamCall): Promise<UpstreamResponse> {
+    return postToProvider({ call, url: `${call.provider.baseUrl}/${operation}`, body, connectTimeoutMs: this.connectTimeoutMs, mapError: mapOpenAiError });
   }
 }
 
