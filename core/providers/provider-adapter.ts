@@ -18,6 +18,8 @@ export interface UpstreamCall {
   signal: AbortSignal;
   /** Longest wait for the upstream's response headers, and between two body chunks. */
   firstByteTimeoutMs: number;
+  /** Told when the provider's rate-limit headers say its window is used up, and until when. */
+  onRateLimitExhausted?: (untilMs: number) => void;
 }
 
 /** A complete response, already in OpenAI's wire format. */

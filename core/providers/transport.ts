@@ -1,6 +1,7 @@
 import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
 import { ProviderError } from '../errors/provider-error.ts';
 import { authHeaders } from './auth-headers.ts';
+import { exhaustedUntil } from './read-rate-limit.ts';
 import type { UpstreamCall } from './provider-adapter.ts';
 
 export interface UpstreamResponse {
@@ -121,6 +122,10 @@ export async function postToProvider(options: { call: UpstreamCall; url: string;
   if (response.status >= 400) {
     const text = await readBodyText(call.provider.name, response, call.signal).catch(() => '');
     throw options.mapError(call.provider.name, response.status, response.headers, text);
+  }
+  if (call.onRateLimitExhausted) {
+    const until = exhaustedUntil(response.headers);
+    if (until !== null) call.onRateLimitExhausted(until);
   }
   return response;
 }

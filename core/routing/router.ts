@@ -211,7 +211,14 @@ export class Router {
       if (!health.isAvailable(endpoint.id, true)) continue;
       const provider = config.providers.get(endpoint.provider)!;
       trace.endpoint = endpoint;
-      const call: UpstreamCall = { endpoint, provider, apiKey: secrets.get(provider), signal, firstByteTimeoutMs: config.firstByteTimeoutMs };
+      const call: UpstreamCall = {
+        endpoint,
+        provider,
+        apiKey: secrets.get(provider),
+        signal,
+        firstByteTimeoutMs: config.firstByteTimeoutMs,
+        onRateLimitExhausted: (until) => health.markRateLimited(endpoint.id, until),
+      };
       for (let waited = false; ; waited = true) {
         const started = performance.now();
         try {

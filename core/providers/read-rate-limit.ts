@@ -1,0 +1,40 @@
+import { headerValue, type UpstreamResponse } from './transport.ts';
+
+/**
+ * Reads a provider's rate-limit headers from a successful answer. When it says no request (or no
+ * token) is left in the current window, returns when the window resets, so routing can skip the
+ * endpoint until then instead of collecting a 429.
+ *
+ * OpenAI, Groq, Together: x-ratelimit-remaining-requests / -tokens with x-ratelimit-reset-* as Go
+ * durations ("12ms", "6m0s", "2m59.56s"). Anthropic: anthropic-ratelimit-requests-remaining /
+ * -tokens-remaining with -reset as RFC 3339 instants.
+ */
+export function exhaustedUntil(headers: UpstreamResponse['headers'], now = Date.now()): number | null {
+  let until: number | null = null;
+  for (const kind of ['requests', 'tokens']) {
+    const openAiRemaining = headerValue(headers, `x-ratelimit-remaining-${kind}`);
+    if (openAiRemaining === '0') {
+      const reset = parseGoDuration(headerValue(headers, `x-ratelimit-reset-${kind}`));
+      if (reset !== null) until = Math.max(until ?? 0, now + reset);
+    }
+    const anthropicRemaining = headerValue(headers, `anthropic-ratelimit-${kind}-remaining`);
+    if (anthropicRemaining === '0') {
+      const reset = Date.parse(headerValue(headers, `anthropic-ratelimit-${kind}-reset`) ?? '');
+      if (!Number.isNaN(reset)) until = Math.max(until ?? 0, reset);
+    }
+  }
+  return until;
+}
+
+/** "1h2m3.5s", "250ms", "7.66s" -> milliseconds; null when absent or not a duration. */
+export function parseGoDuration(value: string | undefined): number | null {
+  if (!value) return null;
+  const units: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, µs: 0.001, ns: 0.000001 };
+  let total = 0;
+  let matched = '';
+  for (const match of value.trim().matchAll(/(\d+(?:\.\d+)?)(ms|us|µs|ns|h|m|s)/g)) {
+    total += Number(match[1]) * units[match[2]];
+    matched += match[0];
+  }
+  return matched === value.trim() && matched !== '' ? total : null;
+}
