@@ -1,5 +1,6 @@
 import { RateLimitError } from '../errors/patchbay-error.ts';
 import type { ApiKeyRecord } from './key-store.ts';
+import { SlidingLog } from './sliding-log.ts';
 
 const MINUTE_MS = 60_000;
 
@@ -15,10 +16,10 @@ export interface Admission {
 }
 
 interface KeyWindow {
-  /** Admission times in the last minute (requests per minute: an exact sliding log). */
-  requests: number[];
-  /** Token entries in the last minute; an entry is the reservation, replaced by the actual count on settle. */
-  tokens: { at: number; count: number }[];
+  /** Admissions in the last minute (requests per minute: an exact sliding log). */
+  requests: SlidingLog;
+  /** Tokens in the last minute; an entry is the reservation, replaced by the actual count on settle. */
+  tokens: SlidingLog;
   monthStart: number;
   usedTokens: number;
   usedUsd: number;
@@ -52,8 +53,8 @@ export class KeyLimiter {
     if (!window || window.monthStart !== monthStart) {
       const used = this.monthUsage(key.id, monthStart);
       window = {
-        requests: window?.requests ?? [],
-        tokens: window?.tokens ?? [],
+        requests: window?.requests ?? new SlidingLog(),
+        tokens: window?.tokens ?? new SlidingLog(),
         monthStart,
         usedTokens: used.tokens,
         usedUsd: used.usd,
@@ -62,7 +63,8 @@ export class KeyLimiter {
       };
       this.windows.set(key.id, window);
     }
-    prune(window, now);
+    window.requests.expire(now - MINUTE_MS);
+    window.tokens.expire(now - MINUTE_MS);
     return window;
   }
 
@@ -93,23 +95,22 @@ export class KeyLimiter {
         'insufficient_quota',
       );
     }
-    if (key.rpmLimit !== null && window.requests.length >= key.rpmLimit) {
-      const retry = (window.requests[0] + MINUTE_MS - now) / 1000;
+    if (key.rpmLimit !== null && window.requests.size >= key.rpmLimit) {
+      const retry = (window.requests.oldest()! + MINUTE_MS - now) / 1000;
       throw new RateLimitError(`Rate limit reached for this key: ${key.rpmLimit} requests per minute. Retry in ${retry.toFixed(1)}s.`, 'rate_limit_exceeded', retry, this.headersFor(key, window, now));
     }
     if (key.tpmLimit !== null) {
-      const used = window.tokens.reduce((sum, t) => sum + t.count, 0);
+      const used = window.tokens.total;
       if (estimate.tokens > key.tpmLimit) {
         throw new RateLimitError(`This request may use up to ${estimate.tokens} tokens, more than this key's limit of ${key.tpmLimit} tokens per minute. Lower max_tokens or raise the limit.`, 'rate_limit_exceeded', undefined, this.headersFor(key, window, now));
       }
       if (used + estimate.tokens > key.tpmLimit) {
-        const retry = (window.tokens[0].at + MINUTE_MS - now) / 1000;
+        const retry = (window.tokens.oldest()! + MINUTE_MS - now) / 1000;
         throw new RateLimitError(`Rate limit reached for this key: ${key.tpmLimit} tokens per minute (${used} used). Retry in ${retry.toFixed(1)}s.`, 'rate_limit_exceeded', retry, this.headersFor(key, window, now));
       }
     }
-    if (key.rpmLimit !== null) window.requests.push(now);
-    const entry = { at: now, count: estimate.tokens };
-    if (key.tpmLimit !== null) window.tokens.push(entry);
+    if (key.rpmLimit !== null) window.requests.push(now, 1);
+    const tokenEntry = key.tpmLimit !== null ? window.tokens.push(now, estimate.tokens) : -1;
     window.reservedTokens += estimate.tokens;
     window.reservedUsd += estimate.costUsd;
     const headers = this.headersFor(key, window, now);
@@ -119,7 +120,7 @@ export class KeyLimiter {
       settle: (actual: Estimate) => {
         if (settled) return;
         settled = true;
-        entry.count = actual.tokens;
+        if (tokenEntry >= 0) window.tokens.adjust(tokenEntry, actual.tokens);
         window.reservedTokens -= estimate.tokens;
         window.reservedUsd -= estimate.costUsd;
         // A request settling after the month rolled over belongs to the month it started in.
@@ -140,28 +141,19 @@ export class KeyLimiter {
   private headersFor(key: ApiKeyRecord, window: KeyWindow, now: number): Record<string, string> {
     const headers: Record<string, string> = {};
     if (key.rpmLimit !== null) {
+      const oldest = window.requests.oldest();
       headers['x-ratelimit-limit-requests'] = String(key.rpmLimit);
-      headers['x-ratelimit-remaining-requests'] = String(Math.max(0, key.rpmLimit - window.requests.length));
-      headers['x-ratelimit-reset-requests'] = formatDuration(window.requests.length ? window.requests[0] + MINUTE_MS - now : 0);
+      headers['x-ratelimit-remaining-requests'] = String(Math.max(0, key.rpmLimit - window.requests.size));
+      headers['x-ratelimit-reset-requests'] = formatDuration(oldest === undefined ? 0 : oldest + MINUTE_MS - now);
     }
     if (key.tpmLimit !== null) {
-      const used = window.tokens.reduce((sum, t) => sum + t.count, 0);
+      const oldest = window.tokens.oldest();
       headers['x-ratelimit-limit-tokens'] = String(key.tpmLimit);
-      headers['x-ratelimit-remaining-tokens'] = String(Math.max(0, key.tpmLimit - used));
-      headers['x-ratelimit-reset-tokens'] = formatDuration(window.tokens.length ? window.tokens[0].at + MINUTE_MS - now : 0);
+      headers['x-ratelimit-remaining-tokens'] = String(Math.max(0, key.tpmLimit - window.tokens.total));
+      headers['x-ratelimit-reset-tokens'] = formatDuration(oldest === undefined ? 0 : oldest + MINUTE_MS - now);
     }
     return headers;
   }
-}
-
-function prune(window: KeyWindow, now: number): void {
-  const cutoff = now - MINUTE_MS;
-  let drop = 0;
-  while (drop < window.requests.length && window.requests[drop] <= cutoff) drop++;
-  if (drop) window.requests.splice(0, drop);
-  drop = 0;
-  while (drop < window.tokens.length && window.tokens[drop].at <= cutoff) drop++;
-  if (drop) window.tokens.splice(0, drop);
 }
 
 /** OpenAI writes reset times as Go durations: "12ms", "1.5s", "1m0s". */

@@ -35,6 +35,7 @@ export interface KeySettings {
 export type KeyCheck = { ok: true; record: ApiKeyRecord } | { ok: false; reason: 'unknown' | 'revoked' | 'expired'; record?: ApiKeyRecord };
 
 const SECRET_PREFIX = 'pb-';
+const EXTERNAL_CHANGE_CHECK_MS = 100;
 
 function newSecret(): string {
   return SECRET_PREFIX + randomBytes(24).toString('base64url');
@@ -83,7 +84,10 @@ export class KeyStore {
   private readonly db: PatchbayDatabase;
   private readonly clock: () => number;
   private byHash = new Map<string, ApiKeyRecord>();
+  /** Presented secret -> its hash, so a key in use is hashed once, not on every request. */
+  private readonly hashes = new Map<string, string>();
   private seenDataVersion = -1;
+  private checkedAt = -Infinity;
   private readonly dataVersion;
   private readonly selectAll;
 
@@ -177,7 +181,13 @@ export class KeyStore {
   /** Checks a presented secret. Called on every /v1 request. */
   check(secret: string): KeyCheck {
     this.refreshIfChanged();
-    const record = this.byHash.get(hashSecret(secret));
+    let hash = this.hashes.get(secret);
+    if (hash === undefined) {
+      hash = hashSecret(secret);
+      if (this.hashes.size >= 1000) this.hashes.clear();
+      this.hashes.set(secret, hash);
+    }
+    const record = this.byHash.get(hash);
     if (!record) return { ok: false, reason: 'unknown' };
     if (record.revokedAt !== null) return { ok: false, reason: 'revoked', record };
     if (record.expiresAt !== null && record.expiresAt <= this.clock()) return { ok: false, reason: 'expired', record };
@@ -186,9 +196,17 @@ export class KeyStore {
 
   private invalidate(): void {
     this.seenDataVersion = -1;
+    this.checkedAt = -Infinity;
   }
 
+  /**
+   * Changes made through this store apply at once; changes another process (the CLI without a
+   * running server) commits are noticed within EXTERNAL_CHANGE_CHECK_MS.
+   */
   private refreshIfChanged(): void {
+    const now = performance.now();
+    if (now - this.checkedAt < EXTERNAL_CHANGE_CHECK_MS) return;
+    this.checkedAt = now;
     const version = this.dataVersion.get() as number;
     if (version === this.seenDataVersion) return;
     const next = new Map<string, ApiKeyRecord>();

@@ -31,7 +31,11 @@ interface EndpointRecord {
   outcomes: Outcome[];
   breaker: Breaker;
   rateLimitedUntil: number | null;
+  /** Window statistics, recomputed only after a new outcome or once a second (for expiry). */
+  stats: { at: number; samples: number; successes: number; latencyP50: number | null; firstByteP50: number | null } | null;
 }
+
+const STATS_MAX_AGE_MS = 1000;
 
 /**
  * Live health per endpoint in a sliding window, plus its circuit breaker. Seeded at start from the
@@ -50,7 +54,7 @@ export class HealthTracker {
   private entry(id: string): EndpointRecord {
     let record = this.endpoints.get(id);
     if (!record) {
-      record = { outcomes: [], breaker: createBreaker(), rateLimitedUntil: null };
+      record = { outcomes: [], breaker: createBreaker(), rateLimitedUntil: null, stats: null };
       this.endpoints.set(id, record);
     }
     return record;
@@ -59,6 +63,7 @@ export class HealthTracker {
   record(id: string, outcome: Outcome, countsAgainstBreaker = !outcome.ok): void {
     const record = this.entry(id);
     record.outcomes.push(outcome);
+    record.stats = null;
     if (record.outcomes.length > this.settings.windowSize) record.outcomes.splice(0, record.outcomes.length - this.settings.windowSize);
     if (outcome.ok) recordSuccess(record.breaker);
     else if (countsAgainstBreaker) recordFailure(record.breaker, this.settings, outcome.at);
@@ -88,14 +93,23 @@ export class HealthTracker {
     const record = this.endpoints.get(id);
     const now = this.clock();
     if (!record) return { samples: 0, successes: 0, successRate: 0.5, latencyP50: null, firstByteP50: null, breaker: 'closed', rateLimitedUntil: null };
-    const recent = record.outcomes.filter((o) => now - o.at <= this.settings.windowMs);
-    const successes = recent.filter((o) => o.ok).length;
+    if (!record.stats || now - record.stats.at > STATS_MAX_AGE_MS) {
+      const recent = record.outcomes.filter((o) => now - o.at <= this.settings.windowMs);
+      record.stats = {
+        at: now,
+        samples: recent.length,
+        successes: recent.filter((o) => o.ok).length,
+        latencyP50: median(recent.filter((o) => o.ok && !o.stream).map((o) => o.latencyMs)),
+        firstByteP50: median(recent.filter((o) => o.ok && o.stream).map((o) => o.latencyMs)),
+      };
+    }
+    const { samples, successes, latencyP50, firstByteP50 } = record.stats;
     return {
-      samples: recent.length,
+      samples,
       successes,
-      successRate: (successes + 1) / (recent.length + 2),
-      latencyP50: median(recent.filter((o) => o.ok && !o.stream).map((o) => o.latencyMs)),
-      firstByteP50: median(recent.filter((o) => o.ok && o.stream).map((o) => o.latencyMs)),
+      successRate: (successes + 1) / (samples + 2),
+      latencyP50,
+      firstByteP50,
       breaker: currentState(record.breaker, this.settings, now),
       rateLimitedUntil: record.rateLimitedUntil !== null && record.rateLimitedUntil > now ? record.rateLimitedUntil : null,
     };

@@ -12,14 +12,15 @@ export type SecretSource = 'env' | 'keychain' | 'none';
  * into memory, so the request path never calls the keychain.
  */
 export class KeychainSecretStore implements SecretStore {
-  private readonly env: NodeJS.ProcessEnv;
+  /** A plain copy: reading process.env goes through a slow native lookup on every access. */
+  private readonly env: Record<string, string | undefined>;
   private readonly service: string;
   private readonly secrets = new Map<string, string>();
   /** Why the keychain cannot be used, or null when it can. */
   readonly unavailableReason: string | null;
 
   constructor(env: NodeJS.ProcessEnv, service = 'patchbay') {
-    this.env = env;
+    this.env = { ...env };
     this.service = service;
     let reason: string | null = null;
     try {
