@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { loadCatalog, type Catalog } from '../catalog/load-catalog.ts';
 import type { Protocol } from '../config/config-schema.ts';
 import { loadConfigFile, type PatchbayConfig } from '../config/load-config.ts';
-import { createHttpApp } from '../http/create-http-app.ts';
+import { createRequestListener } from '../http/create-http-app.ts';
 import { HostGuard } from '../http/host-guard.ts';
 import { KeyLimiter } from '../keys/key-limiter.ts';
 import { KeyStore } from '../keys/key-store.ts';
@@ -83,11 +83,11 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   const configPath = options.configPath ?? join(options.dataDir, 'config.json');
   const management = new ManagementService({ config, configPath, keys, usage, secrets, health, limiter, version: readVersion(), startedAt: Date.now() });
   const adminToken = loadAdminToken(options.dataDir);
-  const app = createHttpApp({ config, catalog, router, keys, limiter, usage, hostGuard, management, adminToken, log });
+  const listener = createRequestListener({ config, catalog, router, keys, limiter, usage, hostGuard, management, adminToken, log });
 
   const firstKey = keys.count() === 0 ? keys.create({ name: 'default' }).secret : null;
 
-  const server: Server = createServer({ keepAliveTimeout: 65_000, noDelay: true }, app);
+  const server: Server = createServer({ keepAliveTimeout: 65_000, noDelay: true }, listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? config.port, host, () => {

@@ -1,0 +1,100 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Catalog } from '../../catalog/load-catalog.ts';
+import type { PatchbayConfig } from '../../config/load-config.ts';
+import { PatchbayError } from '../../errors/patchbay-error.ts';
+import { KeyLimiter } from '../../keys/key-limiter.ts';
+import type { KeyStore } from '../../keys/key-store.ts';
+import type { Router } from '../../routing/router.ts';
+import type { UsageStore } from '../../usage/usage-store.ts';
+import { authenticate } from '../authenticate.ts';
+import { renderError } from '../render-error.ts';
+import { handleChatCompletions } from './handle-chat-completions.ts';
+import { handleCompletions } from './handle-completions.ts';
+import { handleEmbeddings } from './handle-embeddings.ts';
+import { listModels } from './list-models.ts';
+import type { V1Context } from './serve-routed.ts';
+import { createV1Request, elapsedMs, toUsageRecord, type V1Request } from './v1-request.ts';
+
+export interface V1Deps {
+  config: PatchbayConfig;
+  catalog: Catalog;
+  router: Router;
+  keys: KeyStore;
+  limiter: KeyLimiter;
+  usage: UsageStore;
+  log: (message: string) => void;
+}
+
+type V1Handler = (req: IncomingMessage, res: ServerResponse, ctx: V1Context, request: V1Request) => Promise<void>;
+type Route = (req: IncomingMessage, res: ServerResponse, path: string) => void;
+
+/**
+ * The /v1 API on Node's own request and response objects: one table lookup, no middleware chain.
+ * It is the hot path (every client request), so nothing runs here that a /v1 request does not need.
+ * Returns false for paths it does not serve, which then go to the Express app.
+ */
+export function createV1Dispatcher(deps: V1Deps): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const ctx: V1Context = { router: deps.router, limiter: deps.limiter, routingFeeUsd: deps.config.routingFeeUsd, contentLog: deps.config.contentLog };
+
+  const routed = (endpoint: V1Request['endpoint'], handler: V1Handler): Route => (req, res) => {
+    void (async () => {
+      const request = createV1Request(endpoint);
+      res.setHeader('x-patchbay-request-id', request.requestId);
+      try {
+        request.key = authenticate(req, deps.keys);
+        if (KeyLimiter.isLimited(request.key)) for (const [name, value] of Object.entries(deps.limiter.headers(request.key))) res.setHeader(name, value);
+        await handler(req, res, ctx, request);
+      } catch (error) {
+        request.status = error instanceof PatchbayError ? error.status : 500;
+        request.errorType = error instanceof PatchbayError ? (error.code ?? error.type) : 'internal_error';
+        if (!res.headersSent) {
+          res.setHeader('x-patchbay-latency-ms', String(elapsedMs(request)));
+          if (request.trace.endpoint) res.setHeader('x-patchbay-provider', request.trace.endpoint.provider);
+        }
+        renderError(res, error, deps.log);
+      } finally {
+        const row = toUsageRecord(request, deps.config.routingFeeUsd);
+        request.admission?.settle({ tokens: row.totalTokens, costUsd: row.costUsd });
+        deps.usage.record(row);
+        if (request.content) deps.usage.recordContent({ requestId: request.requestId, ts: request.startedWall, ...request.content });
+      }
+    })();
+  };
+
+  const started = Math.floor(Date.now() / 1000);
+  const models: Route = (req, res, path) => {
+    const request = createV1Request('models');
+    res.setHeader('x-patchbay-request-id', request.requestId);
+    try {
+      authenticate(req, deps.keys);
+      const list = listModels(deps.catalog, deps.config, started);
+      const id = path === '/v1/models' ? null : decodeURIComponent(path.slice('/v1/models/'.length));
+      const model = id === null ? null : list.find((m) => m.id === id);
+      if (id !== null && !model) {
+        throw new PatchbayError(`The model "${id}" does not exist; GET /v1/models lists them.`, { status: 404, type: 'invalid_request_error', code: 'model_not_found', param: 'model' });
+      }
+      const body = JSON.stringify(id === null ? { object: 'list', data: list } : model);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-patchbay-provider': 'patchbay', 'x-patchbay-latency-ms': String(elapsedMs(request)) });
+      res.end(body);
+    } catch (error) {
+      renderError(res, error, deps.log);
+    }
+  };
+
+  const routes = new Map<string, Route>([
+    ['POST /v1/chat/completions', routed('chat', handleChatCompletions)],
+    ['POST /v1/completions', routed('completions', handleCompletions)],
+    ['POST /v1/embeddings', routed('embeddings', handleEmbeddings)],
+    ['GET /v1/models', models],
+  ]);
+
+  return (req, res) => {
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
+    const route = routes.get(`${req.method} ${path}`) ?? (req.method === 'GET' && path.startsWith('/v1/models/') ? models : undefined);
+    if (!route) return false;
+    route(req, res, path);
+    return true;
+  };
+}
