@@ -202,7 +202,8 @@ export async function startPatchbay(upstreamPort: number, nodeArgs: string[] = [
   const key = created.stdout.trim();
   if (created.status !== 0 || !key.startsWith('pb-')) throw new Error(`"patchbay keys create" failed (${created.status}): ${created.stderr}`);
 
-  const child = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--port', '0', '--data-dir', dataDir], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The flag `npm start` and the bin's shebang run Patchbay with (see bin/patchbay.js).
+  const child = spawn(process.execPath, [...nodeArgs, '--max-semi-space-size=8', bin, 'serve', '--port', '0', '--data-dir', dataDir], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const process_ = managed(child);
   const url = await new Promise<string>((resolve, reject) => {
     let seen = '';

@@ -10,6 +10,9 @@ import { applySecurityRules } from './security-rules.ts';
 
 let core: RunningCore | null = null;
 
+// The same young-generation cap as `patchbay serve` (see bin/patchbay.js).
+app.commandLine.appendSwitch('js-flags', '--max-semi-space-size=8');
+
 if (!app.requestSingleInstanceLock()) {
   // Another Patchbay is running: it gets the focus (see 'second-instance'), this one leaves.
   app.quit();

@@ -96,7 +96,7 @@ const node = join(nodeBin, 'node');
 
 let command;
 if (mode === 'test') command = [node, join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...rest];
-else if (mode === 'start') command = [node, join(root, 'bin', 'patchbay.js'), ...rest];
+else if (mode === 'start') command = [node, '--max-semi-space-size=8', join(root, 'bin', 'patchbay.js'), ...rest];
 else if (mode === 'bench') command = [node, join(root, 'bench', 'run-bench.ts'), ...rest];
 else if (mode === 'install') process.exit(0);
 else {

@@ -59,12 +59,18 @@ export class UsageStore {
     this.insert = db.prepare(
       `INSERT INTO usage (ts, request_id, key_id, endpoint, requested_model, provider, model, strategy, status, error_type,
          stream, prompt_tokens, completion_tokens, total_tokens, input_price, output_price, cost_usd, latency_ms, first_byte_ms, attempts)
-       VALUES (@ts, @requestId, @keyId, @endpoint, @requestedModel, @provider, @model, @strategy, @status, @errorType,
-         @stream, @promptTokens, @completionTokens, @totalTokens, @inputPrice, @outputPrice, @costUsd, @latencyMs, @firstByteMs, @attempts)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const insertContent = db.prepare('INSERT OR REPLACE INTO content_log (request_id, ts, request, response) VALUES (@requestId, @ts, @request, @response)');
     this.insertBatch = db.transaction((rows: UsageRecord[], content: UsageStore['contentQueue']) => {
-      for (const row of rows) this.insert.run({ ...row, stream: row.stream ? 1 : 0, attempts: JSON.stringify(row.attempts) });
+      // Positional parameters: binding by name costs a lookup per column per row.
+      for (const r of rows) {
+        this.insert.run(
+          r.ts, r.requestId, r.keyId, r.endpoint, r.requestedModel, r.provider, r.model, r.strategy, r.status, r.errorType,
+          r.stream ? 1 : 0, r.promptTokens, r.completionTokens, r.totalTokens, r.inputPrice, r.outputPrice, r.costUsd, r.latencyMs, r.firstByteMs,
+          JSON.stringify(r.attempts),
+        );
+      }
       for (const entry of content) insertContent.run(entry);
     });
   }

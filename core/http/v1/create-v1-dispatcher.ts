@@ -42,7 +42,6 @@ export function createV1Dispatcher(deps: V1Deps): (req: IncomingMessage, res: Se
       res.setHeader('x-patchbay-request-id', request.requestId);
       try {
         request.key = authenticate(req, deps.keys);
-        if (KeyLimiter.isLimited(request.key)) for (const [name, value] of Object.entries(deps.limiter.headers(request.key))) res.setHeader(name, value);
         await handler(req, res, ctx, request);
       } catch (error) {
         request.status = error instanceof PatchbayError ? error.status : 500;
@@ -50,6 +49,10 @@ export function createV1Dispatcher(deps: V1Deps): (req: IncomingMessage, res: Se
         if (!res.headersSent) {
           res.setHeader('x-patchbay-latency-ms', String(elapsedMs(request)));
           if (request.trace.endpoint) res.setHeader('x-patchbay-provider', request.trace.endpoint.provider);
+          // A limited key's answers all carry its rate-limit headers; admission set them already when it ran.
+          if (request.key && !request.admission && KeyLimiter.isLimited(request.key)) {
+            for (const [name, value] of Object.entries(deps.limiter.headers(request.key))) if (!res.hasHeader(name)) res.setHeader(name, value);
+          }
         }
         renderError(res, error, deps.log);
       } finally {
