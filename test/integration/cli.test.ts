@@ -94,6 +94,29 @@ describe('the patchbay CLI', () => {
     expect(cli(['keys', 'revoke', 'key_missing'], env)).toMatchObject({ code: 2, stderr: expect.stringContaining('No key has the id') });
   });
 
+  it('creates keys with limits, updates and rotates them from the command line', () => {
+    const created = cli(['keys', 'create', '--name', 'limited', '--rpm', '30', '--tpm', '5000', '--token-cap', '100000', '--usd-cap', '2.5', '--models', 'gpt-4o-mini,llama-3.3-70b', '--expires', '2030-01-31'], env);
+    expect(created.code).toBe(0);
+    const find = () => (JSON.parse(cli(['keys', 'list', '--json'], env).stdout) as Record<string, unknown>[]).find((k) => k.name === 'limited')!;
+    expect(find()).toMatchObject({
+      rpm_limit: 30,
+      tpm_limit: 5000,
+      monthly_token_cap: 100000,
+      monthly_usd_cap: 2.5,
+      allowed_models: ['gpt-4o-mini', 'llama-3.3-70b'],
+      expires_at: '2030-01-31T00:00:00.000Z',
+    });
+    const id = find().id as string;
+    expect(cli(['keys', 'update', id, '--rpm', 'none', '--usd-cap', '5'], env).code).toBe(0);
+    expect(find()).toMatchObject({ rpm_limit: null, monthly_usd_cap: 5, tpm_limit: 5000 });
+    const rotated = cli(['keys', 'rotate', id], env);
+    expect(rotated.stdout).toMatch(/^pb-\S+\n$/);
+    expect(rotated.stdout).not.toBe(created.stdout);
+    expect(find()).toMatchObject({ id, hint: `${rotated.stdout.slice(0, 7)}...`, tpm_limit: 5000 });
+    expect(cli(['keys', 'update', id, '--rpm', 'lots'], env)).toMatchObject({ code: 2, stderr: expect.stringContaining('--rpm must be a number') });
+    expect(cli(['keys', 'update', id, '--rpm=-4'], env)).toMatchObject({ code: 2, stderr: expect.stringContaining("Invalid 'rpm_limit'") });
+  });
+
   it('refuses an invalid config file, naming the path and every bad field', () => {
     const bad = join(home, 'bad.json');
     writeFileSync(bad, JSON.stringify({ server: { port: 'eighty' }, providers: { openai: { baseUrl: 'not a url' }, mine: {} } }));

@@ -185,6 +185,51 @@ describe('the management API, provider secrets in the OS keychain, and usage que
     expect(json.at(-1)).toMatchObject({ requested_model: 'gpt-4o-mini', status: 200 });
   });
 
+  it('adds the configured routing fee to the cost of successful requests only', async () => {
+    const fee = 0.002;
+    const billed = await startPatchbay({ config: { providers: { openai: { baseUrl: `${upstream}/v1` } }, usage: { routingFeeUsd: fee } }, env: { OPENAI_API_KEY: GOOD }, keychainService });
+    await billed.client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'bill me' }] });
+    await billed.client.chat.completions.create({ model: 'gpt-4o-mini', messages: [] }).catch(() => undefined);
+    const [ok, failed] = usageRows(billed.patchbay);
+    const tokens = ((ok.prompt_tokens as number) * 0.15 + (ok.completion_tokens as number) * 0.6) / 1e6;
+    expect(ok.cost_usd).toBeCloseTo(tokens + fee, 12);
+    expect(ok).toMatchObject({ input_price: 0.15, output_price: 0.6 });
+    expect(failed).toMatchObject({ status: 400, cost_usd: 0 });
+    await billed.stop();
+  });
+
+  it('sets a provider key from the CLI through stdin, into the keychain, without echoing it', async () => {
+    const bin = join(import.meta.dirname, '..', '..', 'bin', 'patchbay.js');
+    const env = { PATH: process.env.PATH, DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS, PATCHBAY_HOME: pb.dataDir, PATCHBAY_KEYCHAIN_SERVICE: keychainService };
+    // Asynchronous on purpose: the server answering the CLI runs in this very process.
+    const run = (args: string[], input = '') =>
+      new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [bin, ...args], { env });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d) => (stdout += d));
+        child.stderr.on('data', (d) => (stderr += d));
+        child.on('close', (status) => resolve({ status, stdout, stderr }));
+        child.stdin.end(input);
+      });
+    // The server is running, so the CLI goes through its management API.
+    const set = await run(['providers', 'set-key', 'openai'], `${GOOD}\n`);
+    expect(set.status).toBe(0);
+    seen.push(set.stdout, set.stderr);
+    expect(set.stdout).toContain('Stored the openai key in the OS keychain');
+    expect(pb.patchbay.management.listProviders().find((p) => p.name === 'openai')!.key_source).toBe('keychain');
+    const test = await run(['providers', 'test', 'openai']);
+    seen.push(test.stdout, test.stderr);
+    expect(test).toMatchObject({ status: 0, stdout: expect.stringContaining('OK: openai accepted the key') });
+    const list = await run(['providers', 'list']);
+    seen.push(list.stdout);
+    expect(list.stdout).toMatch(/openai\s+openai\s+yes\s+keychain/);
+    expect(await run(['providers', 'set-key', 'openai'], 'short\n')).toMatchObject({ status: 2, stderr: expect.stringContaining("Invalid 'secret'") });
+    const removed = await run(['providers', 'delete-key', 'openai']);
+    expect(removed.status).toBe(0);
+    expect(pb.patchbay.management.listProviders().find((p) => p.name === 'openai')!.key_source).toBe('none');
+  });
+
   it('keeps no content unless the content log is turned on', async () => {
     expect(pb.patchbay.db.prepare('SELECT count(*) FROM content_log').pluck().get()).toBe(0);
     const logging = await startPatchbay({ config: { providers: { openai: { baseUrl: `${upstream}/v1` } }, usage: { contentLog: true } }, env: { OPENAI_API_KEY: GOOD }, keychainService });
