@@ -1,4 +1,4 @@
-import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import { ProviderError } from '../errors/provider-error.ts';
 import { authHeaders } from './auth-headers.ts';
 import { exhaustedUntil } from './read-rate-limit.ts';
@@ -36,19 +36,34 @@ export interface PostOptions {
 /** Sends one request upstream. Network failures and timeouts become retryable ProviderErrors; HTTP statuses are returned. */
 export async function sendUpstream(options: PostOptions): Promise<UpstreamResponse> {
   try {
-    const response = await request(options.url, {
+    const { origin, path } = splitUrl(options.url);
+    const response = await options.dispatcher.request({
+      origin,
+      path,
       method: options.method ?? 'POST',
       headers: options.headers,
       body: options.method === 'GET' ? undefined : options.body,
       signal: options.signal,
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
-      dispatcher: options.dispatcher,
     });
     return { status: response.statusCode, headers: response.headers, body: response.body };
   } catch (error) {
     throw toTransportError(options.provider, error, options.signal);
   }
+}
+
+const splitUrls = new Map<string, { origin: string; path: string }>();
+
+/** Origin and path of an upstream URL, parsed once: a provider has only a handful of distinct URLs. */
+function splitUrl(url: string): { origin: string; path: string } {
+  let split = splitUrls.get(url);
+  if (!split) {
+    const parsed = new URL(url);
+    split = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    if (splitUrls.size < 1000) splitUrls.set(url, split);
+  }
+  return split;
 }
 
 /** Maps an undici failure to a ProviderError by its class and code, never by its message. */

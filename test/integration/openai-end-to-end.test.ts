@@ -159,6 +159,17 @@ describe('Patchbay with the OpenAI provider, driven by the official openai clien
     expect(Object.keys(body.error).sort()).toEqual(['code', 'message', 'param', 'type']);
   });
 
+  it('refuses a body over 32 MB with a 413 in the error shape', async () => {
+    const huge = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x'.repeat(33 * 1024 * 1024) }] });
+    const response = await fetch(`${pb.patchbay.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${pb.key}`, 'content-type': 'application/json' },
+      body: huge,
+    });
+    expect(response.status).toBe(413);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('request_too_large');
+  });
+
   it('answers an unknown model with 404 model_not_found', async () => {
     const error = await pb.client.chat.completions.create({ model: 'gpt-9000', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.NotFoundError);
