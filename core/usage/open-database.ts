@@ -66,6 +66,9 @@ export function openDatabase(dataDir: string): PatchbayDatabase {
   // NORMAL in WAL mode is durable against process crashes (kill -9); only an OS crash may lose the last commits.
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
+  // SQLite checkpoints the WAL inside whichever commit crosses this many pages, on the request
+  // thread. At the default 1000 pages that commit stalls ~20 ms; at 100 it stalls ~4 ms, ten times as often.
+  db.pragma('wal_autocheckpoint = 100');
   migrate(db);
   return db;
 }
