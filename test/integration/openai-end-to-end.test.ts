@@ -242,6 +242,17 @@ describe('Patchbay with the OpenAI provider, driven by the official openai clien
     expect(row).toMatchObject({ status: 502, stream: 1 });
   });
 
+  it('records a client that leaves before the answer as 499', async () => {
+    emulator.inject({ path: '/chat/completions', delayMs: 400 });
+    const controller = new AbortController();
+    const pending = pb.client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'never mind' }] }, { signal: controller.signal }).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 100));
+    controller.abort();
+    expect(await pending).toBeInstanceOf(Error);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(usageRows(pb.patchbay).at(-1)).toMatchObject({ status: 499, error_type: 'client_closed' });
+  });
+
   it('records one usage row per request, success or failure, and never the content', async () => {
     const before = usageRows(pb.patchbay).length;
     await pb.client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'secret-content-marker' }] });

@@ -44,8 +44,10 @@ export function createV1Dispatcher(deps: V1Deps): (req: IncomingMessage, res: Se
         request.key = authenticate(req, deps.keys);
         await handler(req, res, ctx, request);
       } catch (error) {
-        request.status = error instanceof PatchbayError ? error.status : 500;
-        request.errorType = error instanceof PatchbayError ? (error.code ?? error.type) : 'internal_error';
+        // A client that went away before the answer is recorded as such (nginx's 499), not as a provider failure.
+        const gone = req.socket.destroyed && !res.headersSent;
+        request.status = gone ? 499 : error instanceof PatchbayError ? error.status : 500;
+        request.errorType = gone ? 'client_closed' : error instanceof PatchbayError ? (error.code ?? error.type) : 'internal_error';
         if (!res.headersSent) {
           res.setHeader('x-patchbay-latency-ms', String(elapsedMs(request)));
           if (request.trace.endpoint) res.setHeader('x-patchbay-provider', request.trace.endpoint.provider);
