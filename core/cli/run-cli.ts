@@ -34,7 +34,8 @@ Common options:
   -h, --help       this help
   -v, --version    the version
 
-Provider secrets come from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, GROQ_API_KEY, TOGETHER_API_KEY.
+Provider secrets come from the OS keychain ("providers set-key") or, overriding it, from
+OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, GROQ_API_KEY, TOGETHER_API_KEY.
 `;
 
 export interface CliIo {
