@@ -218,6 +218,7 @@ export class ManagementService {
       version: this.deps.version,
       uptime_s: Math.round((Date.now() - this.deps.startedAt) / 1000),
       keychain: this.deps.secrets.available ? 'available' : 'unavailable',
+      memory_mb: Object.fromEntries(Object.entries(process.memoryUsage()).map(([k, v]) => [k, Math.round(v / 1e5) / 10])),
       strategy: this.deps.config.strategy,
       endpoints: this.deps.health.snapshot(),
     };
