@@ -35,6 +35,8 @@ export interface PatchbayOptions {
   env?: NodeJS.ProcessEnv;
   /** Keychain service name the provider secrets are stored under (tests use their own). */
   keychainService?: string;
+  /** How long a shutdown waits for in-flight requests before cutting them (default SHUTDOWN_GRACE_MS). */
+  shutdownGraceMs?: number;
   log?: (message: string) => void;
 }
 
@@ -66,7 +68,7 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   const catalog = loadCatalog(config.providers);
   const db = openDatabase(options.dataDir);
   const keys = new KeyStore(db);
-  const usage = new UsageStore(db);
+  const usage = new UsageStore(db, log);
   const secrets = new KeychainSecretStore(options.env ?? process.env, options.keychainService);
   const keychainNotice = secrets.unavailableNotice();
   if (keychainNotice) log(keychainNotice);
@@ -81,9 +83,9 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   const hostGuard = new HostGuard({ allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins, listenHost: host });
   const limiter = new KeyLimiter((keyId, monthStart) => usage.keyTotalsSince(keyId, monthStart));
   const configPath = options.configPath ?? join(options.dataDir, 'config.json');
-  const management = new ManagementService({ config, configPath, keys, usage, secrets, health, limiter, version: readVersion(), startedAt: Date.now() });
+  const management = new ManagementService({ config, configPath, keys, usage, secrets, health, version: readVersion(), startedAt: Date.now() });
   const adminToken = loadAdminToken(options.dataDir);
-  const listener = createRequestListener({ config, catalog, router, keys, limiter, usage, hostGuard, management, adminToken, log });
+  const { listener, drain } = createRequestListener({ config, catalog, router, keys, limiter, usage, hostGuard, management, adminToken, log });
 
   const firstKey = keys.count() === 0 ? keys.create({ name: 'default' }).secret : null;
 
@@ -121,11 +123,13 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
         // Keep-alive connections become idle as their last response ends: close them as they do,
         // and give in-flight requests (long streams included) up to the grace period.
         const sweep = setInterval(() => server.closeIdleConnections(), 50);
-        const deadline = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+        const deadline = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
         rmSync(serverFile, { force: true });
-        server.close(() => {
+        server.close(async () => {
           clearInterval(sweep);
           clearTimeout(deadline);
+          // Requests cut at the deadline still finish their bookkeeping: wait for it, then save.
+          await drain();
           usage.flush();
           db.close();
           resolve();

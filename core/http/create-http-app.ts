@@ -18,13 +18,16 @@ export interface HttpDeps extends V1Deps {
  * lean dispatcher; everything else (the management API, unknown paths) to the Express app, which
  * also holds the one error renderer for what it serves.
  */
-export function createRequestListener(deps: HttpDeps): (req: IncomingMessage, res: ServerResponse) => void {
+export function createRequestListener(deps: HttpDeps): { listener: (req: IncomingMessage, res: ServerResponse) => void; drain: () => Promise<void> } {
   const v1 = createV1Dispatcher(deps);
   const app = createExpressApp(deps);
-  return (req, res) => {
-    if (!guard(req, res, deps)) return;
-    if (v1(req, res)) return;
-    app(req, res);
+  return {
+    listener: (req, res) => {
+      if (!guard(req, res, deps)) return;
+      if (v1.dispatch(req, res)) return;
+      app(req, res);
+    },
+    drain: v1.drain,
   };
 }
 

@@ -58,8 +58,9 @@ export class KeyLimiter {
         monthStart,
         usedTokens: used.tokens,
         usedUsd: used.usd,
-        reservedTokens: window?.reservedTokens ?? 0,
-        reservedUsd: window?.reservedUsd ?? 0,
+        // Requests in flight across the month boundary settle into the old month's window, not this one.
+        reservedTokens: 0,
+        reservedUsd: 0,
       };
       this.windows.set(key.id, window);
     }
@@ -131,11 +132,6 @@ export class KeyLimiter {
         }
       },
     };
-  }
-
-  /** Forget a key's windows (after its limits change), so they are rebuilt from the database. */
-  reset(keyId: string): void {
-    this.windows.delete(keyId);
   }
 
   private headersFor(key: ApiKeyRecord, window: KeyWindow, now: number): Record<string, string> {

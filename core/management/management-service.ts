@@ -1,7 +1,6 @@
 import type { PatchbayConfig } from '../config/load-config.ts';
 import { editConfigFile, section } from '../config/write-config.ts';
 import { InvalidRequestError, PatchbayError } from '../errors/patchbay-error.ts';
-import type { KeyLimiter } from '../keys/key-limiter.ts';
 import type { ApiKeyRecord, KeyStore } from '../keys/key-store.ts';
 import { testCredential, type CredentialTest } from '../providers/test-credential.ts';
 import type { HealthTracker } from '../routing/health-tracker.ts';
@@ -45,7 +44,6 @@ export interface ManagementDeps {
   usage: UsageStore;
   secrets: KeychainSecretStore;
   health: HealthTracker;
-  limiter?: KeyLimiter;
   version: string;
   startedAt: number;
 }
@@ -99,8 +97,8 @@ export class ManagementService {
 
   updateKey(id: string, input: KeySettingsInput): KeyView {
     this.requireKey(id);
+    // The limiter reads a key's limits on every admission; its windows hold usage only, so they stay.
     const updated = this.deps.keys.update(id, { name: input.name, ...toSettings(input) })!;
-    this.deps.limiter?.reset(id);
     return this.keyView(updated);
   }
 

@@ -67,6 +67,8 @@ export class HealthTracker {
     if (record.outcomes.length > this.settings.windowSize) record.outcomes.splice(0, record.outcomes.length - this.settings.windowSize);
     if (outcome.ok) recordSuccess(record.breaker);
     else if (countsAgainstBreaker) recordFailure(record.breaker, this.settings, outcome.at);
+    // A failure that does not count (a 429) ends a half-open probe without deciding it: free the slot for the next one.
+    else record.breaker.probing = false;
   }
 
   /** A 429 with a retry window: skip the endpoint until the window ends. */

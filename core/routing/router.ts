@@ -235,9 +235,21 @@ export class Router {
           // An upstream may quote the credential back in its error text: it must never reach a client, a log or a usage row.
           if (call.apiKey && error.message.includes(call.apiKey)) error.message = error.message.replaceAll(call.apiKey, '[redacted]');
           const latency = round(performance.now() - started);
-          trace.attempts.push({ provider: provider.name, model: endpoint.model, status: error.upstreamStatus || error.status, error_type: error.type, message: error.message, latency_ms: latency });
+          // A request the client cancelled says nothing about the endpoint: 499, and no health event.
+          const cancelled = signal.aborted;
+          trace.attempts.push({
+            provider: provider.name,
+            model: endpoint.model,
+            status: cancelled ? 499 : error.upstreamStatus || error.status,
+            error_type: cancelled ? 'cancelled' : error.type,
+            message: error.message,
+            latency_ms: latency,
+          });
           lastError = error;
-          if (signal.aborted) throw error;
+          if (cancelled) {
+            health.releaseProbe(endpoint.id);
+            throw error;
+          }
           if (error.upstreamStatus === 429) {
             // A short retry window is usable: wait it out once on the same endpoint. A longer one is not: try elsewhere.
             if (error.retryAfterMs !== undefined && error.retryAfterMs <= config.maxRetryWaitMs && !waited) {

@@ -13,6 +13,8 @@ export function seedHealth(health: HealthTracker, db: PatchbayDatabase, windowMs
   for (const row of rows.reverse()) {
     for (const attempt of JSON.parse(row.attempts) as AttemptReport[]) {
       const ok = attempt.status === 200;
+      // Cancelled by the client (recorded as 502 by older versions): not the endpoint's doing.
+      if (attempt.error_type === 'cancelled') continue;
       // Client errors (4xx other than 429) say nothing about the endpoint's health.
       if (!ok && attempt.status >= 400 && attempt.status < 500 && attempt.status !== 429) continue;
       health.record(`${attempt.provider}/${attempt.model}`, { at: row.ts, ok, latencyMs: attempt.latency_ms, stream: row.stream === 1 }, !ok && attempt.status !== 429);

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 export type PatchbayDatabase = Database.Database;
@@ -61,11 +61,15 @@ const MIGRATIONS: string[] = [
 /** Opens (creating if needed) the SQLite file in the data dir, in WAL mode, migrated to the latest schema. */
 export function openDatabase(dataDir: string): PatchbayDatabase {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const db = new Database(join(dataDir, 'patchbay.db'));
+  const path = join(dataDir, 'patchbay.db');
+  const db = new Database(path);
+  // Private to the user even in a data dir that others can read; SQLite gives -wal and -shm the same mode.
+  chmodSync(path, 0o600);
   db.pragma('journal_mode = WAL');
   // NORMAL in WAL mode is durable against process crashes (kill -9); only an OS crash may lose the last commits.
   db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
+  // Short: a writer that waits here blocks the event loop. A usage batch that meets a lock is retried later.
+  db.pragma('busy_timeout = 200');
   // SQLite checkpoints the WAL inside whichever commit crosses this many pages, on the request
   // thread. At the default 1000 pages that commit stalls ~20 ms; at 100 it stalls ~4 ms, ten times as often.
   db.pragma('wal_autocheckpoint = 100');

@@ -40,6 +40,9 @@ export interface UsageTotalsRow {
 /** How often queued rows are committed. A kill -9 loses at most the rows queued in this window. */
 export const USAGE_FLUSH_INTERVAL_MS = 50;
 const USAGE_FLUSH_BATCH = 500;
+const RETRY_AFTER_FAILURE_MS = 1000;
+/** Rows kept in memory while the database refuses writes (about 50 MB at most). */
+const MAX_PENDING_ROWS = 100_000;
 
 /**
  * Usage rows are queued in memory and committed in batches, off the request path: one
@@ -52,10 +55,12 @@ export class UsageStore {
   private timer: NodeJS.Timeout | null = null;
   private readonly insert;
   private readonly insertBatch;
-  private readonly listeners = new Set<(rows: UsageRecord[]) => void>();
+  private readonly log: (message: string) => void;
+  private failing = false;
 
-  constructor(db: PatchbayDatabase) {
+  constructor(db: PatchbayDatabase, log: (message: string) => void = (message) => console.error(message)) {
     this.db = db;
+    this.log = log;
     this.insert = db.prepare(
       `INSERT INTO usage (ts, request_id, key_id, endpoint, requested_model, provider, model, strategy, status, error_type,
          stream, prompt_tokens, completion_tokens, total_tokens, input_price, output_price, cost_usd, latency_ms, first_byte_ms, attempts)
@@ -77,6 +82,7 @@ export class UsageStore {
 
   record(row: UsageRecord): void {
     this.queue.push(row);
+    if (this.failing) return;
     if (this.queue.length >= USAGE_FLUSH_BATCH) this.flush();
     else if (!this.timer) {
       this.timer = setTimeout(() => this.flush(), USAGE_FLUSH_INTERVAL_MS);
@@ -89,12 +95,6 @@ export class UsageStore {
     this.contentQueue.push(entry);
   }
 
-  /** Called after every committed batch (e.g. to update month aggregates that caps read). */
-  onCommit(listener: (rows: UsageRecord[]) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
   flush(): void {
     if (this.timer) {
       clearTimeout(this.timer);
@@ -105,8 +105,24 @@ export class UsageStore {
     const content = this.contentQueue;
     this.queue = [];
     this.contentQueue = [];
-    this.insertBatch(rows, content);
-    for (const listener of this.listeners) listener(rows);
+    try {
+      this.insertBatch(rows, content);
+      if (this.failing) this.log(`Usage rows are being saved again (${rows.length} written).`);
+      this.failing = false;
+    } catch (error) {
+      // A locked or full database must not take the router down or lose rows: keep them and retry.
+      this.queue = rows.concat(this.queue);
+      this.contentQueue = content.concat(this.contentQueue);
+      if (this.queue.length > MAX_PENDING_ROWS) {
+        const dropped = this.queue.length - MAX_PENDING_ROWS;
+        this.queue.splice(0, dropped);
+        this.log(`Dropped the ${dropped} oldest unsaved usage rows: the database has refused writes for too long.`);
+      }
+      if (!this.failing) this.log(`Cannot save usage rows yet (${(error as Error).message}); ${this.queue.length} kept in memory, retrying every ${RETRY_AFTER_FAILURE_MS / 1000} s.`);
+      this.failing = true;
+      this.timer = setTimeout(() => this.flush(), RETRY_AFTER_FAILURE_MS);
+      this.timer.unref();
+    }
   }
 
   pendingCount(): number {

@@ -23,6 +23,7 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   dataDir?: string;
   keychainService?: string;
+  shutdownGraceMs?: number;
 }
 
 /** Starts the real Patchbay (real HTTP on loopback, real SQLite in a temp dir) through the composition root. */
@@ -32,7 +33,7 @@ export async function startPatchbay(options: StartOptions = {}): Promise<TestPat
   const logs: string[] = [];
   // A keychain service of its own, so a test never reads or writes the developer's real entries.
   const keychainService = options.keychainService ?? `patchbay-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  const patchbay = await createPatchbay({ dataDir, host: '127.0.0.1', port: 0, env: options.env ?? {}, keychainService, log: (m) => logs.push(m) });
+  const patchbay = await createPatchbay({ dataDir, host: '127.0.0.1', port: 0, env: options.env ?? {}, keychainService, shutdownGraceMs: options.shutdownGraceMs, log: (m) => logs.push(m) });
   const key = patchbay.firstKey ?? patchbay.keys.create({ name: 'test' }).secret;
   const client = new OpenAI({ baseURL: `${patchbay.url}/v1`, apiKey: key, maxRetries: 0 });
   return {

@@ -26,3 +26,18 @@ describe('SlidingLog', () => {
     expect([log.size, log.total, log.oldest()]).toEqual([0, 0, undefined]);
   });
 });
+
+describe('KeyLimiter month rollover', () => {
+  it('starts a new month with no reservations from requests still in flight', async () => {
+    const { KeyLimiter } = await import('../../core/keys/key-limiter.ts');
+    let now = Date.UTC(2026, 0, 31, 23, 59, 59);
+    const limiter = new KeyLimiter(() => ({ tokens: 0, usd: 0 }), () => now);
+    const key = { id: 'key_1', name: 'k', hint: 'pb-', createdAt: 0, revokedAt: null, expiresAt: null, allowedModels: null, monthlyTokenCap: 1000, monthlyUsdCap: null, rpmLimit: null, tpmLimit: null };
+    const inFlight = limiter.admit(key, { tokens: 600, costUsd: 0 });
+    now = Date.UTC(2026, 1, 1, 0, 0, 1);
+    expect(() => limiter.admit(key, { tokens: 900, costUsd: 0 })).not.toThrow();
+    inFlight.settle({ tokens: 600, costUsd: 0 });
+    // The February request's own reservation still counts.
+    expect(() => limiter.admit(key, { tokens: 150, costUsd: 0 })).toThrow(/monthly token cap/);
+  });
+});

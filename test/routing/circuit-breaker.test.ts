@@ -59,3 +59,16 @@ describe('HealthTracker circuit breaker', () => {
     expect(tracker.health('x/y').samples).toBe(0);
   });
 });
+
+describe('HealthTracker probe slot', () => {
+  it('frees a half-open probe that ended in a 429 (neither success nor counted failure)', () => {
+    let now = 0;
+    const tracker = new HealthTracker({ failureThreshold: 1, cooldownMs: 100, windowSize: 10, windowMs: 60_000 }, () => now);
+    tracker.record('x/y', { at: now, ok: false, latencyMs: 1, stream: false });
+    now = 100;
+    expect(tracker.isAvailable('x/y', true)).toBe(true);
+    expect(tracker.isAvailable('x/y', true)).toBe(false);
+    tracker.record('x/y', { at: now, ok: false, latencyMs: 1, stream: false }, false);
+    expect(tracker.isAvailable('x/y', true)).toBe(true);
+  });
+});

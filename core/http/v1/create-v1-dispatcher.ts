@@ -33,11 +33,13 @@ type Route = (req: IncomingMessage, res: ServerResponse, path: string) => void;
  * It is the hot path (every client request), so nothing runs here that a /v1 request does not need.
  * Returns false for paths it does not serve, which then go to the Express app.
  */
-export function createV1Dispatcher(deps: V1Deps): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function createV1Dispatcher(deps: V1Deps): { dispatch: (req: IncomingMessage, res: ServerResponse) => boolean; drain: () => Promise<void> } {
+  /** Routed requests still running (their usage row not yet recorded), for a clean shutdown. */
+  const inFlight = new Set<Promise<void>>();
   const ctx: V1Context = { router: deps.router, limiter: deps.limiter, routingFeeUsd: deps.config.routingFeeUsd, contentLog: deps.config.contentLog };
 
   const routed = (endpoint: V1Request['endpoint'], handler: V1Handler): Route => (req, res) => {
-    void (async () => {
+    const running = (async () => {
       const request = createV1Request(endpoint);
       res.setHeader('x-patchbay-request-id', request.requestId);
       try {
@@ -64,6 +66,8 @@ export function createV1Dispatcher(deps: V1Deps): (req: IncomingMessage, res: Se
         if (request.content) deps.usage.recordContent({ requestId: request.requestId, ts: request.startedWall, ...request.content });
       }
     })();
+    inFlight.add(running);
+    void running.finally(() => inFlight.delete(running));
   };
 
   const started = Math.floor(Date.now() / 1000);
@@ -73,7 +77,7 @@ export function createV1Dispatcher(deps: V1Deps): (req: IncomingMessage, res: Se
     try {
       authenticate(req, deps.keys);
       const list = listModels(deps.catalog, deps.config, started);
-      const id = path === '/v1/models' ? null : decodeURIComponent(path.slice('/v1/models/'.length));
+      const id = path === '/v1/models' ? null : decodeModelId(path.slice('/v1/models/'.length));
       const model = id === null ? null : list.find((m) => m.id === id);
       if (id !== null && !model) {
         throw new PatchbayError(`The model "${id}" does not exist; GET /v1/models lists them.`, { status: 404, type: 'invalid_request_error', code: 'model_not_found', param: 'model' });
@@ -93,7 +97,7 @@ export function createV1Dispatcher(deps: V1Deps): (req: IncomingMessage, res: Se
     ['GET /v1/models', models],
   ]);
 
-  return (req, res) => {
+  const dispatch = (req: IncomingMessage, res: ServerResponse): boolean => {
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     const path = query === -1 ? url : url.slice(0, query);
@@ -102,4 +106,17 @@ export function createV1Dispatcher(deps: V1Deps): (req: IncomingMessage, res: Se
     route(req, res, path);
     return true;
   };
+  const drain = async () => {
+    while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+  };
+  return { dispatch, drain };
+}
+
+/** A malformed percent-escape is a model that does not exist, not a server error. */
+function decodeModelId(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
 }

@@ -31,10 +31,24 @@ export interface V1Context {
 
 /** Routes one operation and writes its answer: one JSON body, or an SSE stream that ends in [DONE] or an error event. */
 export async function serveRouted(req: IncomingMessage, res: ServerResponse, ctx: V1Context, request: V1Request, operation: RoutedOperation): Promise<void> {
-  const { router } = ctx;
   request.requestedModel = operation.route.model;
   request.stream = operation.stream;
   if (ctx.contentLog) request.content = { request: JSON.stringify(operation.body), response: '' };
+  // Listen for the client leaving before planning: planning may wait for the tokenizer to load.
+  const abort = new AbortController();
+  const onClose = () => {
+    if (!res.writableFinished) abort.abort();
+  };
+  res.on('close', onClose);
+  try {
+    await planAndServe(req, res, ctx, request, operation, abort.signal);
+  } finally {
+    res.off('close', onClose);
+  }
+}
+
+async function planAndServe(req: IncomingMessage, res: ServerResponse, ctx: V1Context, request: V1Request, operation: RoutedOperation, signal: AbortSignal): Promise<void> {
+  const { router } = ctx;
   const plan = await router.plan({
     ...operation.route,
     stream: operation.stream,
@@ -49,17 +63,8 @@ export async function serveRouted(req: IncomingMessage, res: ServerResponse, ctx
     request.admission = ctx.limiter.admit(key, { tokens: plan.promptTokens + outputTokens, costUsd });
     for (const [name, value] of Object.entries(request.admission.headers)) res.setHeader(name, value);
   }
-  const abort = new AbortController();
-  const onClose = () => {
-    if (!res.writableFinished) abort.abort();
-  };
-  res.on('close', onClose);
-  try {
-    if (operation.stream && operation.openStream) await serveStream(res, router, request, operation, plan, abort.signal);
-    else await serveJson(res, router, request, operation, plan, abort.signal);
-  } finally {
-    res.off('close', onClose);
-  }
+  if (operation.stream && operation.openStream) await serveStream(res, router, request, operation, plan, signal);
+  else await serveJson(res, router, request, operation, plan, signal);
 }
 
 async function serveJson(res: ServerResponse, router: Router, request: V1Request, operation: RoutedOperation, plan: RoutePlan, signal: AbortSignal) {

@@ -1,0 +1,78 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HealthTracker } from '../../core/routing/health-tracker.ts';
+import { seedHealth } from '../../core/routing/seed-health.ts';
+import { openDatabase } from '../../core/usage/open-database.ts';
+import { UsageStore, type UsageRecord } from '../../core/usage/usage-store.ts';
+
+const row = (overrides: Partial<UsageRecord> = {}): UsageRecord => ({
+  ts: Date.now(),
+  requestId: `req_${Math.random()}`,
+  keyId: 'key_1',
+  endpoint: 'chat',
+  requestedModel: 'gpt-4o',
+  provider: 'openai',
+  model: 'gpt-4o',
+  strategy: 'balanced',
+  status: 200,
+  errorType: null,
+  stream: false,
+  promptTokens: 3,
+  completionTokens: 4,
+  totalTokens: 7,
+  inputPrice: 2.5,
+  outputPrice: 10,
+  costUsd: 0.0001,
+  latencyMs: 5,
+  firstByteMs: 5,
+  attempts: [{ provider: 'openai', model: 'gpt-4o', status: 200, error_type: null, message: null, latency_ms: 5 }],
+  ...overrides,
+});
+
+describe('UsageStore', () => {
+  const dirs: string[] = [];
+  const open = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'patchbay-usage-'));
+    dirs.push(dir);
+    return { dir, db: openDatabase(dir) };
+  };
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps rows and retries when the database is locked, instead of throwing on the request path', () => {
+    const { dir, db } = open();
+    const logs: string[] = [];
+    const store = new UsageStore(db, (m) => logs.push(m));
+    const other = new Database(join(dir, 'patchbay.db'));
+    other.exec('BEGIN IMMEDIATE');
+    store.record(row());
+    store.record(row());
+    expect(() => store.flush()).not.toThrow();
+    expect(logs[0]).toMatch(/Cannot save usage rows yet .*2 kept in memory/);
+    other.exec('COMMIT');
+    other.close();
+    store.flush();
+    expect(db.prepare('SELECT count(*) FROM usage').pluck().get()).toBe(2);
+    expect(logs.at(-1)).toContain('saved again');
+  });
+
+  it('makes the database file private to the user', () => {
+    const { dir } = open();
+    expect(statSync(join(dir, 'patchbay.db')).mode & 0o777).toBe(0o600);
+  });
+
+  it('does not replay attempts the client cancelled as endpoint failures', () => {
+    const { db } = open();
+    const store = new UsageStore(db);
+    const cancelled = { provider: 'openai', model: 'gpt-4o', status: 502, error_type: 'cancelled', message: 'cancelled', latency_ms: 1 };
+    for (let i = 0; i < 6; i++) store.record(row({ status: 499, errorType: 'client_closed', attempts: [cancelled] }));
+    store.flush();
+    const health = new HealthTracker({ failureThreshold: 5, cooldownMs: 30_000, windowSize: 100, windowMs: 60_000 });
+    seedHealth(health, db, 60_000);
+    expect(health.health('openai/gpt-4o')).toMatchObject({ samples: 0, breaker: 'closed' });
+  });
+});
