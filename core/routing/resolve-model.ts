@@ -15,27 +15,27 @@ export interface ResolvedModel {
 
 const strategyNames: readonly string[] = STRATEGIES;
 
+/** `llama-3.3-70b:cost` -> name and strategy; a suffix that is not a strategy stays part of the name (`ollama/llama3:8b`). */
+export function splitStrategySuffix(model: string): { name: string; strategy: Strategy | undefined } {
+  const colon = model.lastIndexOf(':');
+  const suffix = colon > 0 ? model.slice(colon + 1) : '';
+  return strategyNames.includes(suffix) ? { name: model.slice(0, colon), strategy: suffix as Strategy } : { name: model, strategy: undefined };
+}
+
 /**
  * Turns the `model` field into the endpoints that could serve it. Pure: reads the catalog and
  * the provider table only.
  */
 export function resolveModel(model: string, catalog: Catalog, providers: Map<string, ResolvedProvider>, param = 'model'): ResolvedModel {
-  let name = model;
-  let strategy: Strategy | undefined;
+  const { name, strategy } = splitStrategySuffix(model);
   const colon = model.lastIndexOf(':');
-  if (colon > 0) {
-    const suffix = model.slice(colon + 1);
-    if (strategyNames.includes(suffix)) {
-      name = model.slice(0, colon);
-      strategy = suffix as Strategy;
-    } else if (!model.includes('/')) {
-      // Unprefixed names never contain a colon of their own, so this was meant as a strategy.
-      throw new InvalidRequestError(
-        `Unknown routing strategy "${suffix}" in ${param} "${model}". Use one of: ${STRATEGIES.join(', ')}.`,
-        param,
-        'invalid_strategy',
-      );
-    }
+  if (!strategy && colon > 0 && !model.includes('/')) {
+    // Unprefixed names never contain a colon of their own, so this was meant as a strategy.
+    throw new InvalidRequestError(
+      `Unknown routing strategy "${model.slice(colon + 1)}" in ${param} "${model}". Use one of: ${STRATEGIES.join(', ')}.`,
+      param,
+      'invalid_strategy',
+    );
   }
 
   const aliasTargets = catalog.aliases.get(name) ?? catalog.embeddingModels.get(name);

@@ -9,7 +9,7 @@ import { chooseAutoTier } from './choose-auto-tier.ts';
 import { countTokensExactly, roughTokens, type PromptSize } from './estimate-tokens.ts';
 import type { HealthTracker } from './health-tracker.ts';
 import { rankEndpoints } from './rank-endpoints.ts';
-import { resolveModel } from './resolve-model.ts';
+import { resolveModel, splitStrategySuffix } from './resolve-model.ts';
 import type { RouteTrace } from './route-trace.ts';
 
 export type Operation = 'chat' | 'completions' | 'embeddings';
@@ -65,7 +65,7 @@ export class Router {
 
   async plan(request: RouteRequest): Promise<RoutePlan> {
     const { catalog, config } = this.deps;
-    const base = stripStrategy(request.model);
+    const base = splitStrategySuffix(request.model);
     let strategy = request.strategy;
     const groups: { label: string; endpoints: Endpoint[] }[] = [];
     let reason: string;
@@ -133,7 +133,7 @@ export class Router {
   private checkAllowed(request: RouteRequest, model: string, endpoints: Endpoint[]): void {
     const allowed = request.allowedModels;
     if (!allowed) return;
-    const name = stripStrategy(model).name;
+    const name = splitStrategySuffix(model).name;
     if (allowed.includes(name) || endpoints.some((e) => allowed.includes(e.id))) return;
     throw new PermissionDeniedError(`This Patchbay key may not use the model "${name}"; it is limited to: ${allowed.join(', ')}.`, 'model_not_allowed', 'model');
   }
@@ -289,12 +289,6 @@ export class Router {
   }
 }
 
-function stripStrategy(model: string): { name: string; strategy: Strategy | undefined } {
-  const colon = model.lastIndexOf(':');
-  const suffix = colon > 0 ? model.slice(colon + 1) : '';
-  if (['balanced', 'latency', 'cost', 'availability', 'round-robin'].includes(suffix)) return { name: model.slice(0, colon), strategy: suffix as Strategy };
-  return { name: model, strategy: undefined };
-}
 
 function fail(reasons: string[], reason: string): false {
   reasons.push(reason);
