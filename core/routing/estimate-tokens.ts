@@ -6,14 +6,18 @@
 export interface PromptSize {
   /** UTF-8 bytes of every text the model will read: an upper bound on tokens. */
   bytes: number;
-  /** Text for the exact count, when it is needed. */
-  text: string;
+  /** The pieces, joined only if an exact count is needed (rarely), so a large prompt is not copied per request. */
+  pieces: string[];
 }
 
 export function measurePrompt(texts: Iterable<string>): PromptSize {
-  let text = '';
-  for (const t of texts) text += t + '\n';
-  return { bytes: Buffer.byteLength(text), text };
+  const pieces: string[] = [];
+  let bytes = 0;
+  for (const text of texts) {
+    pieces.push(text);
+    bytes += Buffer.byteLength(text) + 1;
+  }
+  return { bytes, pieces };
 }
 
 let tokenizer: Promise<{ countTokens: (text: string) => number }> | undefined;

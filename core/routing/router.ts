@@ -168,7 +168,7 @@ export class Router {
     const all = groups.flatMap((g) => g.endpoints);
     const limited = all.filter((e) => e.contextWindow > 0 && request.prompt.bytes + output > e.contextWindow);
     if (limited.length === 0) return rough;
-    const exact = await countTokensExactly(request.prompt.text);
+    const exact = await countTokensExactly(request.prompt.pieces.join('\n'));
     let dropped = 0;
     for (const group of groups) {
       const before = group.endpoints.length;
