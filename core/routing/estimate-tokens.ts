@@ -20,12 +20,7 @@ export function measurePrompt(texts: Iterable<string>): PromptSize {
   return { bytes, pieces };
 }
 
-let tokenizer: Promise<{ countTokens: (text: string) => number }> | undefined;
-
-export async function countTokensExactly(text: string): Promise<number> {
-  tokenizer ??= import('gpt-tokenizer');
-  return (await tokenizer).countTokens(text);
-}
+export { countTokens as countTokensExactly } from '../tokens/count-tokens.ts';
 
 /** A rough count (four bytes a token) for choosing a tier; never for limits. */
 export function roughTokens(size: PromptSize): number {

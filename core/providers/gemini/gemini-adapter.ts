@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ProviderError } from '../../errors/provider-error.ts';
 import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../../http/request-schemas.ts';
+import { estimateEmbeddingTokens } from '../estimate-embedding-tokens.ts';
 import { completeViaChat, streamCompleteViaChat } from '../complete-via-chat.ts';
 import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall } from '../provider-adapter.ts';
 import { readSseEvents } from '../read-sse-events.ts';
@@ -81,7 +82,7 @@ export class GeminiAdapter implements ProviderAdapter {
       }
       vectors.push(...batchVectors);
     }
-    const promptTokens = await estimateTokens(texts);
+    const promptTokens = await estimateEmbeddingTokens(texts);
     const list = mapEmbeddingResponse(vectors, request, model, promptTokens);
     return { body: JSON.stringify(list), usage: { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens } };
   }
@@ -120,13 +121,4 @@ function parseJson<T>(call: UpstreamCall, text: string, kind: 'http' | 'stream' 
     throw new ProviderError({ provider: call.provider.name, upstreamStatus: 502, message: `answered with ${what} that is not a JSON object`, retryable: true, kind });
   }
   return parsed as T;
-}
-
-let tokenizer: Promise<{ countTokens: (text: string) => number }> | undefined;
-
-/** Loaded on first use: the tokenizer's tables are large and only embeddings need them here. */
-async function estimateTokens(texts: string[]): Promise<number> {
-  tokenizer ??= import('gpt-tokenizer');
-  const { countTokens } = await tokenizer;
-  return texts.reduce((sum, text) => sum + countTokens(text), 0);
 }

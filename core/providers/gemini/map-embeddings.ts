@@ -1,3 +1,4 @@
+import { encodeFloat32Base64 } from '../encode-float32-base64.ts';
 import { InvalidRequestError } from '../../errors/patchbay-error.ts';
 import type { EmbeddingRequest } from '../../http/request-schemas.ts';
 import { GEMINI_SETTINGS } from './gemini-settings.ts';
@@ -57,11 +58,4 @@ export function mapEmbeddingResponse(vectors: number[][], request: EmbeddingRequ
     model,
     usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
   };
-}
-
-/** OpenAI's base64 embedding: IEEE-754 float32, little-endian whatever the host, then base64. */
-export function encodeFloat32Base64(values: number[]): string {
-  const bytes = Buffer.alloc(values.length * 4);
-  values.forEach((value, i) => bytes.writeFloatLE(value, i * 4));
-  return bytes.toString('base64');
 }

@@ -1,6 +1,6 @@
 import type { EmbeddingRequest } from '../../http/request-schemas.ts';
-import { encodeFloat32Base64 } from './encode-float32-base64.ts';
-import { estimateEmbeddingTokens } from './estimate-embedding-tokens.ts';
+import { encodeFloat32Base64 } from '../encode-float32-base64.ts';
+import { estimateEmbeddingTokens } from '../estimate-embedding-tokens.ts';
 
 export interface EmbeddingAnswer {
   data?: { embedding?: unknown }[];

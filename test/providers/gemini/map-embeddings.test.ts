@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from '../../../core/errors/patchbay-error.ts';
 import type { EmbeddingRequest } from '../../../core/http/request-schemas.ts';
-import { embeddingInputs, encodeFloat32Base64, mapEmbeddingBatches, mapEmbeddingResponse, readBatchVectors } from '../../../core/providers/gemini/map-embeddings.ts';
+import { encodeFloat32Base64 } from '../../../core/providers/encode-float32-base64.ts';
+import { embeddingInputs, mapEmbeddingBatches, mapEmbeddingResponse, readBatchVectors } from '../../../core/providers/gemini/map-embeddings.ts';
 
 const request = (fields: Partial<EmbeddingRequest>): EmbeddingRequest => ({ model: 'gemini-embedding-001', input: 'x', ...fields }) as EmbeddingRequest;
 

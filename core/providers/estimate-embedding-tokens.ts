@@ -1,13 +1,11 @@
-import type { EmbeddingRequest } from '../../http/request-schemas.ts';
-
-let tokenizer: Promise<{ countTokens: (text: string) => number }> | undefined;
+import type { EmbeddingRequest } from '../http/request-schemas.ts';
+import { countTokens } from '../tokens/count-tokens.ts';
 
 /**
  * Prompt tokens of an embeddings request, for upstreams that report no usage (Together's
  * embeddings answer has no `usage`, §5.4). Text is counted with gpt-tokenizer (OpenAI's o200k
  * encoding): an estimate, since the embedding model's own tokenizer (BERT WordPiece for BGE)
- * differs. Token-id inputs count as their length. The tokenizer is loaded on first use only, so
- * startup and the common request never pay for it.
+ * differs. Token-id inputs count as their length.
  */
 export async function estimateEmbeddingTokens(input: EmbeddingRequest['input']): Promise<number> {
   const items: unknown[] = typeof input === 'string' ? [input] : input;
@@ -15,8 +13,7 @@ export async function estimateEmbeddingTokens(input: EmbeddingRequest['input']):
   let total = 0;
   for (const item of items) {
     if (typeof item === 'string') {
-      tokenizer ??= import('gpt-tokenizer');
-      total += (await tokenizer).countTokens(item);
+      total += await countTokens(item);
     } else if (Array.isArray(item)) {
       total += item.length;
     }
