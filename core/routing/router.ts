@@ -86,13 +86,14 @@ export class Router {
       const primary = resolveModel(request.model, catalog, config.providers);
       strategy ??= primary.strategy;
       this.checkAllowed(request, request.model, primary.endpoints);
-      groups.push({ label: request.model, endpoints: primary.endpoints });
+      // The label keys round-robin turns: one counter per model, however the strategy was chosen.
+      groups.push({ label: base.name, endpoints: primary.endpoints });
       reason = primary.pinned ? `pinned to ${primary.endpoints[0].id}` : `alias ${base.name}`;
     }
     for (const [index, model] of request.fallbackModels.entries()) {
       const extra = resolveModel(model, catalog, config.providers, `X-Patchbay-Fallback[${index}]`);
       this.checkAllowed(request, model, extra.endpoints);
-      groups.push({ label: model, endpoints: extra.endpoints });
+      groups.push({ label: splitStrategySuffix(model).name, endpoints: extra.endpoints });
     }
     strategy ??= config.strategy;
 

@@ -125,10 +125,6 @@ export class UsageStore {
     }
   }
 
-  pendingCount(): number {
-    return this.queue.length;
-  }
-
   /** One key's tokens and cost since an instant (the caps' starting point at start-up). */
   keyTotalsSince(keyId: string, fromMs: number): { tokens: number; usd: number } {
     this.flush();
@@ -136,20 +132,6 @@ export class UsageStore {
       .prepare('SELECT coalesce(sum(total_tokens), 0) AS tokens, coalesce(sum(cost_usd), 0) AS usd FROM usage WHERE key_id = ? AND ts >= ?')
       .get(keyId, fromMs) as { tokens: number; usd: number };
     return row;
-  }
-
-  /** Totals by provider and model between two instants (ms since epoch, end exclusive). */
-  totalsByModel(fromMs: number, toMs: number): UsageTotalsRow[] {
-    this.flush();
-    return this.db
-      .prepare(
-        `SELECT provider, model, count(*) AS requests, sum(status >= 400) AS errors,
-                sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,
-                sum(total_tokens) AS total_tokens, sum(cost_usd) AS cost_usd
-           FROM usage WHERE ts >= ? AND ts < ?
-          GROUP BY provider, model ORDER BY cost_usd DESC, requests DESC`,
-      )
-      .all(fromMs, toMs) as UsageTotalsRow[];
   }
 
   /** Totals grouped by key, provider, model (provider/model) or UTC day. */
