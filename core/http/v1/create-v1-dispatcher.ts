@@ -41,7 +41,6 @@ export function createV1Dispatcher(deps: V1Deps): { dispatch: (req: IncomingMess
   const routed = (endpoint: V1Request['endpoint'], handler: V1Handler): Route => (req, res) => {
     const running = (async () => {
       const request = createV1Request(endpoint);
-      res.setHeader('x-patchbay-request-id', request.requestId);
       try {
         request.key = authenticate(req, deps.keys);
         await handler(req, res, ctx, request);
@@ -51,6 +50,7 @@ export function createV1Dispatcher(deps: V1Deps): { dispatch: (req: IncomingMess
         request.status = gone ? 499 : error instanceof PatchbayError ? error.status : 500;
         request.errorType = gone ? 'client_closed' : error instanceof PatchbayError ? (error.code ?? error.type) : 'internal_error';
         if (!res.headersSent) {
+          for (const [name, value] of Object.entries(request.headers)) res.setHeader(name, value);
           res.setHeader('x-patchbay-latency-ms', String(elapsedMs(request)));
           if (request.trace.endpoint) res.setHeader('x-patchbay-provider', request.trace.endpoint.provider);
           // A limited key's answers all carry its rate-limit headers; admission set them already when it ran.

@@ -61,7 +61,7 @@ async function planAndServe(req: IncomingMessage, res: ServerResponse, ctx: V1Co
     const outputTokens = operation.route.maxTokens ?? ASSUMED_COMPLETION_TOKENS;
     const costUsd = Math.max(...plan.candidates.map((e) => expectedCost(e, plan.promptTokens, outputTokens))) + ctx.routingFeeUsd;
     request.admission = ctx.limiter.admit(key, { tokens: plan.promptTokens + outputTokens, costUsd });
-    for (const [name, value] of Object.entries(request.admission.headers)) res.setHeader(name, value);
+    Object.assign(request.headers, request.admission.headers);
   }
   if (operation.stream && operation.openStream) await serveStream(res, router, request, operation, plan, signal);
   else await serveJson(res, router, request, operation, plan, signal);
@@ -71,14 +71,14 @@ async function serveJson(res: ServerResponse, router: Router, request: V1Request
   const reply = await router.execute(plan, request.trace, signal, false, (adapter, call) => operation.json(adapter, call));
   request.usage = reply.usage;
   request.trace.firstByteMs = elapsedMs(request);
-  res.writeHead(200, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(reply.body),
-    'x-patchbay-provider': request.trace.endpoint!.provider,
-    'x-patchbay-strategy': plan.strategy,
-    'x-patchbay-route-reason': plan.reason,
-    'x-patchbay-latency-ms': String(request.trace.firstByteMs),
-  });
+  const headers = request.headers;
+  headers['content-type'] = 'application/json';
+  headers['content-length'] = String(Buffer.byteLength(reply.body));
+  headers['x-patchbay-provider'] = request.trace.endpoint!.provider;
+  headers['x-patchbay-strategy'] = plan.strategy;
+  headers['x-patchbay-route-reason'] = plan.reason;
+  headers['x-patchbay-latency-ms'] = String(request.trace.firstByteMs);
+  res.writeHead(200, headers);
   res.end(reply.body);
   if (request.content) request.content.response = reply.body;
 }
@@ -91,6 +91,7 @@ async function serveStream(res: ServerResponse, router: Router, request: V1Reque
   });
   request.trace.firstByteMs = elapsedMs(request);
   res.writeHead(200, {
+    ...request.headers,
     ...SSE_HEADERS,
     'x-patchbay-provider': request.trace.endpoint!.provider,
     'x-patchbay-strategy': plan.strategy,

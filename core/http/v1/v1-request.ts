@@ -22,6 +22,11 @@ export interface V1Request {
   admission: Admission | null;
   /** Content for the debugging log; set only when the content log is on. */
   content: { request: string; response: string } | null;
+  /**
+   * Headers every answer to this request carries (its id, a limited key's x-ratelimit-*), written
+   * together in one writeHead: Node's setHeader per header costs more on the hot path.
+   */
+  headers: Record<string, string>;
 }
 
 let counter = 0;
@@ -34,8 +39,9 @@ function nextRequestId(): string {
 }
 
 export function createV1Request(endpoint: UsageRecord['endpoint']): V1Request {
+  const requestId = nextRequestId();
   return {
-    requestId: nextRequestId(),
+    requestId,
     startedAt: performance.now(),
     startedWall: Date.now(),
     endpoint,
@@ -48,6 +54,7 @@ export function createV1Request(endpoint: UsageRecord['endpoint']): V1Request {
     errorType: null,
     admission: null,
     content: null,
+    headers: { 'x-patchbay-request-id': requestId },
   };
 }
 
