@@ -47,8 +47,20 @@ export class KeyLimiter {
     this.clock = clock;
   }
 
+  /** The current UTC month's bounds, recomputed only when a request crosses into the next month. */
+  private month = { start: 0, next: 0 };
+
+  private monthStart(now: number): number {
+    if (now < this.month.start || now >= this.month.next) {
+      const start = startOfMonth(now);
+      const date = new Date(start);
+      this.month = { start, next: Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) };
+    }
+    return this.month.start;
+  }
+
   private window(key: ApiKeyRecord, now: number): KeyWindow {
-    const monthStart = startOfMonth(now);
+    const monthStart = this.monthStart(now);
     let window = this.windows.get(key.id);
     if (!window || window.monthStart !== monthStart) {
       const used = this.monthUsage(key.id, monthStart);
@@ -157,7 +169,8 @@ export function formatDuration(ms: number): string {
   if (ms <= 0) return '0s';
   if (ms < 1000) return `${Math.ceil(ms)}ms`;
   const seconds = ms / 1000;
-  if (seconds < 60) return `${Number(seconds.toFixed(3))}s`;
+  // Millisecond precision, without trailing zeros ("1.5s"); cheaper than Number(toFixed(3)).
+  if (seconds < 60) return `${Math.round(ms) / 1000}s`;
   return `${Math.floor(seconds / 60)}m${Math.round(seconds % 60)}s`;
 }
 
