@@ -41,6 +41,9 @@ export interface UsageTotalsRow {
 export const USAGE_FLUSH_INTERVAL_MS = 50;
 const USAGE_FLUSH_BATCH = 500;
 const RETRY_AFTER_FAILURE_MS = 1000;
+/** Columns of a usage row, and rows per multi-row INSERT (16 × 20 parameters, far below SQLite's limit). */
+const USAGE_COLUMNS = 20;
+const ROWS_PER_INSERT = 16;
 /** Rows kept in memory while the database refuses writes (about 50 MB at most). */
 const MAX_PENDING_ROWS = 100_000;
 
@@ -54,6 +57,7 @@ export class UsageStore {
   private contentQueue: { requestId: string; ts: number; request: string; response: string | null }[] = [];
   private timer: NodeJS.Timeout | null = null;
   private readonly insert;
+  private readonly insertMany;
   private readonly insertBatch;
   private readonly log: (message: string) => void;
   private failing = false;
@@ -61,20 +65,25 @@ export class UsageStore {
   constructor(db: PatchbayDatabase, log: (message: string) => void = (message) => console.error(message)) {
     this.db = db;
     this.log = log;
-    this.insert = db.prepare(
-      `INSERT INTO usage (ts, request_id, key_id, endpoint, requested_model, provider, model, strategy, status, error_type,
-         stream, prompt_tokens, completion_tokens, total_tokens, input_price, output_price, cost_usd, latency_ms, first_byte_ms, attempts)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
+    const columns = `ts, request_id, key_id, endpoint, requested_model, provider, model, strategy, status, error_type,
+         stream, prompt_tokens, completion_tokens, total_tokens, input_price, output_price, cost_usd, latency_ms, first_byte_ms, attempts`;
+    const placeholders = (rows: number) => Array.from({ length: rows }, () => `(${'?, '.repeat(USAGE_COLUMNS - 1)}?)`).join(', ');
+    this.insert = db.prepare(`INSERT INTO usage (${columns}) VALUES ${placeholders(1)}`);
+    this.insertMany = db.prepare(`INSERT INTO usage (${columns}) VALUES ${placeholders(ROWS_PER_INSERT)}`);
     const insertContent = db.prepare('INSERT OR REPLACE INTO content_log (request_id, ts, request, response) VALUES (@requestId, @ts, @request, @response)');
     this.insertBatch = db.transaction((rows: UsageRecord[], content: UsageStore['contentQueue']) => {
-      // Positional parameters: binding by name costs a lookup per column per row.
-      for (const r of rows) {
-        this.insert.run(
-          r.ts, r.requestId, r.keyId, r.endpoint, r.requestedModel, r.provider, r.model, r.strategy, r.status, r.errorType,
-          r.stream ? 1 : 0, r.promptTokens, r.completionTokens, r.totalTokens, r.inputPrice, r.outputPrice, r.costUsd, r.latencyMs, r.firstByteMs,
-          JSON.stringify(r.attempts),
-        );
+      // Several rows per statement: each call into SQLite has a fixed cost that a busy router pays per row otherwise.
+      let next = 0;
+      const values: unknown[] = [];
+      for (; next + ROWS_PER_INSERT <= rows.length; next += ROWS_PER_INSERT) {
+        values.length = 0;
+        for (let i = next; i < next + ROWS_PER_INSERT; i++) pushRow(values, rows[i]);
+        this.insertMany.run(values);
+      }
+      for (; next < rows.length; next++) {
+        values.length = 0;
+        pushRow(values, rows[next]);
+        this.insert.run(values);
       }
       for (const entry of content) insertContent.run(entry);
     });
@@ -160,6 +169,15 @@ export class UsageStore {
       this.db.prepare('SELECT * FROM usage WHERE ts >= ? AND ts < ? ORDER BY ts DESC, id DESC LIMIT ?').all(fromMs, toMs, limit) as Record<string, unknown>[]
     ).map((row) => ({ ...row, stream: row.stream === 1, attempts: JSON.parse(row.attempts as string) }));
   }
+}
+
+/** A row's values in the column order of the INSERT statements (positional: binding by name costs a lookup per column). */
+function pushRow(values: unknown[], r: UsageRecord): void {
+  values.push(
+    r.ts, r.requestId, r.keyId, r.endpoint, r.requestedModel, r.provider, r.model, r.strategy, r.status, r.errorType,
+    r.stream ? 1 : 0, r.promptTokens, r.completionTokens, r.totalTokens, r.inputPrice, r.outputPrice, r.costUsd, r.latencyMs, r.firstByteMs,
+    JSON.stringify(r.attempts),
+  );
 }
 
 /** The first instant of a UTC month and of the month after it; `month` is YYYY-MM. */

@@ -43,6 +43,23 @@ describe('UsageStore', () => {
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
+  it('writes every field of every row in a batch, whether it goes in a multi-row insert or alone', () => {
+    const { db } = open();
+    const store = new UsageStore(db);
+    // 37 rows: two full multi-row statements and five single ones.
+    const rows = Array.from({ length: 37 }, (_, i) =>
+      row({ ts: 1_700_000_000_000 + i, requestId: `req_${i}`, promptTokens: i, completionTokens: 2 * i, totalTokens: 3 * i, stream: i % 2 === 1, keyId: i % 3 ? 'key_1' : null, costUsd: i / 1000, firstByteMs: i === 36 ? null : i }),
+    );
+    for (const r of rows) store.record(r);
+    store.flush();
+    const saved = store.rows(0, Date.now() + 1, 100).reverse();
+    expect(saved).toHaveLength(37);
+    saved.forEach((s, i) => {
+      expect(s).toMatchObject({ ts: rows[i].ts, request_id: `req_${i}`, key_id: rows[i].keyId, prompt_tokens: i, completion_tokens: 2 * i, total_tokens: 3 * i, stream: i % 2 === 1, cost_usd: i / 1000, first_byte_ms: i === 36 ? null : i, provider: 'openai', status: 200 });
+      expect(s.attempts).toEqual(rows[i].attempts);
+    });
+  });
+
   it('keeps rows and retries when the database is locked, instead of throwing on the request path', () => {
     const { dir, db } = open();
     const logs: string[] = [];
