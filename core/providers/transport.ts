@@ -53,6 +53,76 @@ export async function sendUpstream(options: PostOptions): Promise<UpstreamRespon
   }
 }
 
+/** A whole upstream answer, already read: what every non-streaming call needs. */
+export interface UpstreamText {
+  status: number;
+  headers: UpstreamResponse['headers'];
+  text: string;
+}
+
+/**
+ * Sends one request and reads the whole answer through undici's dispatch API. A non-streaming
+ * answer is read whole anyway, so this skips what `request()` builds per call for a streamed body
+ * (a Readable, its async-resource scope and the text() consumer): measurably cheaper per request.
+ */
+export function sendUpstreamForText(options: PostOptions): Promise<UpstreamText> {
+  return new Promise<UpstreamText>((resolve, reject) => {
+    const { signal } = options;
+    let controller: Dispatcher.DispatchController | null = null;
+    let status = 0;
+    let headers: UpstreamResponse['headers'] = {};
+    const parts: Buffer[] = [];
+    const onAbort = () => controller?.abort(signal.reason);
+    const settle = () => signal.removeEventListener('abort', onAbort);
+    const fail = (error: unknown) => {
+      settle();
+      reject(toTransportError(options.provider, error, signal));
+    };
+    if (signal.aborted) {
+      fail(signal.reason);
+      return;
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      const { origin, path } = splitUrl(options.url);
+      options.dispatcher.dispatch(
+        {
+          origin,
+          path,
+          method: options.method ?? 'POST',
+          headers: options.headers,
+          body: options.method === 'GET' ? undefined : options.body,
+          headersTimeout: options.timeoutMs,
+          bodyTimeout: options.timeoutMs,
+        },
+        {
+          onRequestStart(started) {
+            controller = started;
+            if (signal.aborted) started.abort(signal.reason);
+          },
+          onResponseStart(_controller, statusCode, responseHeaders) {
+            if (statusCode < 200) return;
+            status = statusCode;
+            headers = responseHeaders as UpstreamResponse['headers'];
+          },
+          onResponseData(_controller, chunk) {
+            parts.push(chunk);
+          },
+          onResponseEnd() {
+            settle();
+            resolve({ status, headers, text: parts.length === 1 ? parts[0].toString('utf8') : Buffer.concat(parts).toString('utf8') });
+          },
+          onResponseError(_controller, error) {
+            fail(error);
+          },
+        },
+      );
+    } catch (error) {
+      fail(error);
+    }
+  });
+}
+
 const splitUrls = new Map<string, { origin: string; path: string }>();
 
 /** Origin and path of an upstream URL, parsed once: a provider has only a handful of distinct URLs. */
@@ -125,7 +195,19 @@ export type ErrorMapper = (provider: string, status: number, headers: UpstreamRe
  */
 export async function postToProvider(options: { call: UpstreamCall; url: string; body: object; accept?: string; connectTimeoutMs: number; mapError: ErrorMapper }): Promise<UpstreamResponse> {
   const { call } = options;
-  const response = await sendUpstream({
+  const response = await sendUpstream(upstreamRequest(options));
+  if (response.status >= 400) {
+    const text = await readBodyText(call.provider.name, response, call.signal).catch(() => '');
+    throw options.mapError(call.provider.name, response.status, response.headers, text);
+  }
+  noteRateLimit(call, response.headers);
+  return response;
+}
+
+/** The request for one attempt: the protocol's auth header, then the provider's configured headers (which may override). */
+function upstreamRequest(options: { call: UpstreamCall; url: string; body: object; accept?: string; connectTimeoutMs: number }): PostOptions {
+  const { call } = options;
+  return {
     provider: call.provider.name,
     url: options.url,
     headers: { 'content-type': 'application/json', accept: options.accept ?? 'application/json', ...authHeaders(call.provider.protocol, call.apiKey), ...call.provider.headers },
@@ -133,14 +215,21 @@ export async function postToProvider(options: { call: UpstreamCall; url: string;
     signal: call.signal,
     timeoutMs: call.firstByteTimeoutMs,
     dispatcher: getUpstreamAgent(options.connectTimeoutMs),
-  });
-  if (response.status >= 400) {
-    const text = await readBodyText(call.provider.name, response, call.signal).catch(() => '');
-    throw options.mapError(call.provider.name, response.status, response.headers, text);
-  }
-  if (call.onRateLimitExhausted) {
-    const until = exhaustedUntil(response.headers);
-    if (until !== null) call.onRateLimitExhausted(until);
-  }
-  return response;
+  };
+}
+
+/** A provider announcing that a limit is used up: routing skips the endpoint until the reset. */
+function noteRateLimit(call: UpstreamCall, headers: UpstreamResponse['headers']): void {
+  if (!call.onRateLimitExhausted) return;
+  const until = exhaustedUntil(headers);
+  if (until !== null) call.onRateLimitExhausted(until);
+}
+
+/** postToProvider for a non-streaming call: the whole answer as text, or the provider's error mapped. */
+export async function postToProviderForText(options: { call: UpstreamCall; url: string; body: object; connectTimeoutMs: number; mapError: ErrorMapper }): Promise<string> {
+  const { call } = options;
+  const response = await sendUpstreamForText(upstreamRequest(options));
+  if (response.status >= 400) throw options.mapError(call.provider.name, response.status, response.headers, response.text);
+  noteRateLimit(call, response.headers);
+  return response.text;
 }

@@ -4,7 +4,7 @@ import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../../htt
 import { completeViaChat, streamCompleteViaChat } from '../complete-via-chat.ts';
 import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall } from '../provider-adapter.ts';
 import { readSseEvents } from '../read-sse-events.ts';
-import { postToProvider, readBodyText, type UpstreamResponse } from '../transport.ts';
+import { postToProvider, postToProviderForText, type UpstreamResponse } from '../transport.ts';
 import type { MessageResponse, MessagesRequest } from './anthropic-wire-types.ts';
 import { mapAnthropicError } from './map-error.ts';
 import { mapChatRequest, type MappedRequest } from './map-request.ts';
@@ -72,8 +72,7 @@ export class AnthropicAdapter implements ProviderAdapter {
   }
 
   private async sendForCompletion(mapped: MappedRequest, call: UpstreamCall): Promise<ChatCompletion> {
-    const response = await this.send(mapped.body, call);
-    const text = await readBodyText(call.provider.name, response, call.signal);
+    const text = await postToProviderForText({ call, url: `${call.provider.baseUrl}/messages`, body: mapped.body, connectTimeoutMs: this.connectTimeoutMs, mapError: mapAnthropicError });
     let message: MessageResponse;
     try {
       message = JSON.parse(text) as MessageResponse;
@@ -101,12 +100,13 @@ export class AnthropicAdapter implements ProviderAdapter {
     return { chunks: chunks(), usage: () => streamUsage(state) };
   }
 
+  /** Opens a streamed Messages call (non-streaming calls read their answer whole with postToProviderForText). */
   private send(body: MessagesRequest, call: UpstreamCall): Promise<UpstreamResponse> {
     return postToProvider({
       call,
       url: `${call.provider.baseUrl}/messages`,
       body,
-      accept: body.stream ? 'text/event-stream' : 'application/json',
+      accept: 'text/event-stream',
       connectTimeoutMs: this.connectTimeoutMs,
       mapError: mapAnthropicError,
     });

@@ -5,7 +5,7 @@ import { estimateEmbeddingTokens } from '../estimate-embedding-tokens.ts';
 import { completeViaChat, streamCompleteViaChat } from '../complete-via-chat.ts';
 import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall } from '../provider-adapter.ts';
 import { readSseEvents } from '../read-sse-events.ts';
-import { postToProvider, readBodyText, type UpstreamResponse } from '../transport.ts';
+import { postToProvider, postToProviderForText, type UpstreamResponse } from '../transport.ts';
 import type { GeminiBatchEmbedResponse, GeminiResponse } from './gemini-wire.ts';
 import { embeddingInputs, mapEmbeddingBatches, mapEmbeddingResponse, readBatchVectors } from './map-embeddings.ts';
 import { mapGeminiError, mapGeminiStreamError } from './map-error.ts';
@@ -27,8 +27,7 @@ export class GeminiAdapter implements ProviderAdapter {
 
   async chat(request: ChatRequest, call: UpstreamCall): Promise<JsonReply> {
     const body = mapChatRequest(request, call.endpoint.model);
-    const response = await this.send('generateContent', body, call);
-    const answer = parseJson<GeminiResponse>(call, await readBodyText(call.provider.name, response, call.signal));
+    const answer = parseJson<GeminiResponse>(call, await this.sendForText('generateContent', body, call));
     const completion = mapResponse(answer, answerContext(request, call));
     return { body: JSON.stringify(completion), usage: completion.usage ?? null };
   }
@@ -74,8 +73,7 @@ export class GeminiAdapter implements ProviderAdapter {
     const texts = embeddingInputs(request);
     const vectors: number[][] = [];
     for (const batch of mapEmbeddingBatches(texts, request, model)) {
-      const response = await this.send('batchEmbedContents', batch, call);
-      const answer = parseJson<GeminiBatchEmbedResponse>(call, await readBodyText(call.provider.name, response, call.signal));
+      const answer = parseJson<GeminiBatchEmbedResponse>(call, await this.sendForText('batchEmbedContents', batch, call));
       const batchVectors = readBatchVectors(answer, batch.requests.length);
       if (!batchVectors) {
         throw new ProviderError({ provider: call.provider.name, upstreamStatus: 502, message: 'answered with a different number of embeddings than inputs', retryable: true });
@@ -88,14 +86,15 @@ export class GeminiAdapter implements ProviderAdapter {
   }
 
   private send(method: string, body: object, call: UpstreamCall): Promise<UpstreamResponse> {
-    return postToProvider({
-      call,
-      url: `${call.provider.baseUrl.replace(/\/+$/, '')}/models/${call.endpoint.model}:${method}`,
-      body,
-      accept: method.includes('alt=sse') ? 'text/event-stream' : 'application/json',
-      connectTimeoutMs: this.connectTimeoutMs,
-      mapError: mapGeminiError,
-    });
+    return postToProvider({ call, url: this.url(method, call), body, accept: 'text/event-stream', connectTimeoutMs: this.connectTimeoutMs, mapError: mapGeminiError });
+  }
+
+  private sendForText(method: string, body: object, call: UpstreamCall): Promise<string> {
+    return postToProviderForText({ call, url: this.url(method, call), body, connectTimeoutMs: this.connectTimeoutMs, mapError: mapGeminiError });
+  }
+
+  private url(method: string, call: UpstreamCall): string {
+    return `${call.provider.baseUrl.replace(/\/+$/, '')}/models/${call.endpoint.model}:${method}`;
   }
 }
 

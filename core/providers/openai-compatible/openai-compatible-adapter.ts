@@ -2,7 +2,7 @@ import { ProviderError } from '../../errors/provider-error.ts';
 import { completeViaChat, streamCompleteViaChat } from '../complete-via-chat.ts';
 import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../../http/request-schemas.ts';
 import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall, Usage } from '../provider-adapter.ts';
-import { postToProvider, readBodyText, type UpstreamResponse } from '../transport.ts';
+import { postToProvider, postToProviderForText, type UpstreamResponse } from '../transport.ts';
 import { completeEachPrompt, streamEachPrompt, type PromptTransport } from './complete-each-prompt.ts';
 import { mapChatChoices } from './map-chat-choice.ts';
 import { mapChatRequest, requestedTopLogprobs, withStreaming } from './map-chat-request.ts';
@@ -74,8 +74,7 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
   }
 
   private async json(operation: Operation, body: object, call: UpstreamCall): Promise<Answer> {
-    const response = await this.send(operation, body, call);
-    const text = await readBodyText(call.provider.name, response, call.signal);
+    const text = await postToProviderForText({ call, url: `${call.provider.baseUrl}/${operation}`, body, connectTimeoutMs: this.connectTimeoutMs, mapError: mapOpenAiError });
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
