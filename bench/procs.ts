@@ -1,5 +1,5 @@
-// Child processes of the bench (upstream, load generator, the two gateways) and what /proc
-// says about them. Each gateway runs as its own process so its CPU time and memory are its own.
+// Child processes of the bench (upstream, load generator, the floor proxy, the two gateways) and
+// what /proc says about them. Each gateway runs as its own process so its CPU time and memory are its own.
 import { execFileSync, fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
@@ -239,6 +239,32 @@ export async function startPortkey(): Promise<PortkeyProcess> {
   } catch (error) {
     throw new Error(`${(error as Error).message}\n${process_.output()}`);
   }
+  return { ...process_, url: `http://127.0.0.1:${port}` };
+}
+
+export interface FloorProcess extends Managed {
+  url: string;
+}
+
+/**
+ * The bare Node pass-through proxy (floor-proxy.ts), run with the same node flag as Patchbay so
+ * the two differ only in what the code does per request. It reports its port over IPC.
+ */
+export async function startFloorProxy(upstreamPort: number): Promise<FloorProcess> {
+  const entry = join(BENCH_DIR, 'floor-proxy.ts');
+  const child = spawn(process.execPath, ['--max-semi-space-size=8', entry, `http://127.0.0.1:${upstreamPort}`], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  const process_ = managed(child);
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the floor proxy did not start within 30 s:\n${process_.output()}`)), 30_000);
+    child.once('message', (message: { port: number }) => {
+      clearTimeout(timer);
+      resolve(message.port);
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the floor proxy exited with code ${code}:\n${process_.output()}`));
+    });
+  });
   return { ...process_, url: `http://127.0.0.1:${port}` };
 }
 
