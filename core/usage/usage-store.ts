@@ -40,8 +40,6 @@ export interface UsageTotalsRow {
 /** How often queued rows are committed. A kill -9 loses at most the rows queued in this window. */
 export const USAGE_FLUSH_INTERVAL_MS = 50;
 const USAGE_FLUSH_BATCH = 500;
-/** Rows per transaction when the timer flushes: two multi-row statements, about a third of a millisecond. */
-const SLICE_ROWS = 32;
 const RETRY_AFTER_FAILURE_MS = 1000;
 /** Columns of a usage row, and rows per multi-row INSERT (16 × 20 parameters, far below SQLite's limit). */
 const USAGE_COLUMNS = 20;
@@ -63,8 +61,6 @@ export class UsageStore {
   private readonly insertBatch;
   private readonly log: (message: string) => void;
   private failing = false;
-  /** A sliced flush is under way (its next slice is scheduled). */
-  private slicing = false;
 
   constructor(db: PatchbayDatabase, log: (message: string) => void = (message) => console.error(message)) {
     this.db = db;
@@ -97,8 +93,8 @@ export class UsageStore {
     this.queue.push(row);
     if (this.failing) return;
     if (this.queue.length >= USAGE_FLUSH_BATCH) this.flush();
-    else if (!this.timer && !this.slicing) {
-      this.timer = setTimeout(() => this.flushSlice(), USAGE_FLUSH_INTERVAL_MS);
+    else if (!this.timer) {
+      this.timer = setTimeout(() => this.flush(), USAGE_FLUSH_INTERVAL_MS);
       this.timer.unref();
     }
   }
@@ -108,28 +104,6 @@ export class UsageStore {
     this.contentQueue.push(entry);
   }
 
-  /**
-   * The timer's flush: at most SLICE_ROWS rows per transaction, the rest right after in the next
-   * turn of the event loop, so requests arriving meanwhile wait for one slice (well under a
-   * millisecond), not for the whole batch a busy router queues in 50 ms.
-   */
-  private flushSlice(): void {
-    this.timer = null;
-    this.slicing = false;
-    if (this.queue.length <= SLICE_ROWS) {
-      this.flush();
-      return;
-    }
-    const rest = this.queue.splice(SLICE_ROWS);
-    this.flush();
-    // In order: the slice's rows if the database refused them (kept by flush), then the rest.
-    this.queue = this.queue.concat(rest);
-    if (this.failing) return;
-    this.slicing = true;
-    setImmediate(() => this.flushSlice());
-  }
-
-  /** Commits everything queued now, in one transaction (shutdown, and before every read). */
   flush(): void {
     if (this.timer) {
       clearTimeout(this.timer);
@@ -155,7 +129,7 @@ export class UsageStore {
       }
       if (!this.failing) this.log(`Cannot save usage rows yet (${(error as Error).message}); ${this.queue.length} kept in memory, retrying every ${RETRY_AFTER_FAILURE_MS / 1000} s.`);
       this.failing = true;
-      this.timer = setTimeout(() => this.flushSlice(), RETRY_AFTER_FAILURE_MS);
+      this.timer = setTimeout(() => this.flush(), RETRY_AFTER_FAILURE_MS);
       this.timer.unref();
     }
   }

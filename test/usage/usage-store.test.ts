@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { HealthTracker } from '../../core/routing/health-tracker.ts';
 import { seedHealth } from '../../core/routing/seed-health.ts';
 import { openDatabase } from '../../core/usage/open-database.ts';
@@ -58,27 +58,6 @@ describe('UsageStore', () => {
       expect(s).toMatchObject({ ts: rows[i].ts, request_id: `req_${i}`, key_id: rows[i].keyId, prompt_tokens: i, completion_tokens: 2 * i, total_tokens: 3 * i, stream: i % 2 === 1, cost_usd: i / 1000, first_byte_ms: i === 36 ? null : i, provider: 'openai', status: 200 });
       expect(s.attempts).toEqual(rows[i].attempts);
     });
-  });
-
-  it('commits a large timer batch in slices, in order, so no request waits for the whole batch', () => {
-    vi.useFakeTimers();
-    try {
-      const { db } = open();
-      const store = new UsageStore(db);
-      const count = () => db.prepare('SELECT count(*) FROM usage').pluck().get();
-      for (let i = 0; i < 100; i++) store.record(row({ requestId: `req_${i}`, ts: 1_700_000_000_000 + i }));
-      expect(count()).toBe(0);
-      vi.advanceTimersByTime(50);
-      // The timer's turn wrote one slice; the rest follow turn by turn, each its own transaction.
-      expect(count()).toBe(32);
-      store.record(row({ requestId: 'req_late', ts: 1_700_000_000_100 }));
-      vi.runAllTimers();
-      expect(count()).toBe(101);
-      const ids = db.prepare('SELECT request_id FROM usage ORDER BY id').pluck().all();
-      expect(ids).toEqual([...Array.from({ length: 100 }, (_, i) => `req_${i}`), 'req_late']);
-    } finally {
-      vi.useRealTimers();
-    }
   });
 
   it('keeps rows and retries when the database is locked, instead of throwing on the request path', () => {
