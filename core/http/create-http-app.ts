@@ -1,8 +1,6 @@
-import express, { type NextFunction, type Request, type Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PatchbayError } from '../errors/patchbay-error.ts';
+import type { Express } from 'express';
 import type { ManagementService } from '../management/management-service.ts';
-import { createApiRouter } from './create-api-router.ts';
 import type { HostGuard } from './host-guard.ts';
 import { renderError } from './render-error.ts';
 import { createV1Dispatcher, type V1Deps } from './v1/create-v1-dispatcher.ts';
@@ -16,16 +14,21 @@ export interface HttpDeps extends V1Deps {
 /**
  * The server's request listener. Every request first passes the Host/Origin guard; /v1 goes to its
  * lean dispatcher; everything else (the management API, unknown paths) to the Express app, which
- * also holds the one error renderer for what it serves.
+ * also holds the one error renderer for what it serves. Express is loaded on the first such
+ * request, not at start: a router that only serves /v1 never pays its start-up time or memory.
  */
 export function createRequestListener(deps: HttpDeps): { listener: (req: IncomingMessage, res: ServerResponse) => void; drain: () => Promise<void> } {
   const v1 = createV1Dispatcher(deps);
-  const app = createExpressApp(deps);
+  let app: Promise<Express> | null = null;
+  const loadApp = () => (app ??= import('./create-express-app.ts').then((module) => module.createExpressApp(deps)));
   return {
     listener: (req, res) => {
       if (!guard(req, res, deps)) return;
       if (v1.dispatch(req, res)) return;
-      app(req, res);
+      loadApp().then(
+        (express) => express(req, res),
+        (error: unknown) => renderError(res, error, deps.log),
+      );
     },
     drain: v1.drain,
   };
@@ -53,33 +56,4 @@ function guard(req: IncomingMessage, res: ServerResponse, deps: HttpDeps): boole
     }
   }
   return true;
-}
-
-function createExpressApp(deps: HttpDeps): express.Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.disable('etag');
-  app.set('query parser', 'simple');
-  app.use(
-    '/api',
-    createApiRouter({
-      management: deps.management,
-      adminToken: deps.adminToken,
-      isOwnOrigin: (origin, host) => origin.toLowerCase() === `http://${(host ?? '').toLowerCase()}`,
-      log: deps.log,
-    }),
-  );
-  app.use((req: Request, res: Response) => {
-    renderError(
-      res,
-      new PatchbayError(`Patchbay has no endpoint ${req.method} ${req.path}. The API lives under /v1: POST /v1/chat/completions, /v1/completions, /v1/embeddings; GET /v1/models.`, {
-        status: 404,
-        type: 'invalid_request_error',
-        code: 'unknown_url',
-      }),
-      deps.log,
-    );
-  });
-  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => renderError(res, error, deps.log));
-  return app;
 }

@@ -1,0 +1,35 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { PatchbayError } from '../errors/patchbay-error.ts';
+import { createApiRouter } from './create-api-router.ts';
+import type { HttpDeps } from './create-http-app.ts';
+import { renderError } from './render-error.ts';
+
+/** The Express app for everything outside /v1: the management API under /api, and a 404 in OpenAI's shape for the rest. */
+export function createExpressApp(deps: HttpDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('query parser', 'simple');
+  app.use(
+    '/api',
+    createApiRouter({
+      management: deps.management,
+      adminToken: deps.adminToken,
+      isOwnOrigin: (origin, host) => origin.toLowerCase() === `http://${(host ?? '').toLowerCase()}`,
+      log: deps.log,
+    }),
+  );
+  app.use((req: Request, res: Response) => {
+    renderError(
+      res,
+      new PatchbayError(`Patchbay has no endpoint ${req.method} ${req.path}. The API lives under /v1: POST /v1/chat/completions, /v1/completions, /v1/embeddings; GET /v1/models.`, {
+        status: 404,
+        type: 'invalid_request_error',
+        code: 'unknown_url',
+      }),
+      deps.log,
+    );
+  });
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => renderError(res, error, deps.log));
+  return app;
+}
