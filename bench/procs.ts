@@ -6,6 +6,7 @@ import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NODE_FLAGS } from '../bin/node-flags.js';
 import type { Job, JobResult } from './loadgen.ts';
 
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
@@ -202,8 +203,9 @@ export async function startPatchbay(upstreamPort: number, nodeArgs: string[] = [
   const key = created.stdout.trim();
   if (created.status !== 0 || !key.startsWith('pb-')) throw new Error(`"patchbay keys create" failed (${created.status}): ${created.stderr}`);
 
-  // The flag `npm start` and the bin's shebang run Patchbay with (see bin/patchbay.js).
-  const child = spawn(process.execPath, [...nodeArgs, '--max-semi-space-size=8', bin, 'serve', '--port', '0', '--data-dir', dataDir], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The flags `npm start` and the bin's shebang run Patchbay with; a flag given in nodeArgs replaces its default.
+  const flags = NODE_FLAGS.filter((flag) => !nodeArgs.some((arg) => arg.split('=')[0] === flag.split('=')[0]));
+  const child = spawn(process.execPath, [...nodeArgs, ...flags, bin, 'serve', '--port', '0', '--data-dir', dataDir], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const process_ = managed(child);
   const url = await new Promise<string>((resolve, reject) => {
     let seen = '';
@@ -252,7 +254,7 @@ export interface FloorProcess extends Managed {
  */
 export async function startFloorProxy(upstreamPort: number): Promise<FloorProcess> {
   const entry = join(BENCH_DIR, 'floor-proxy.ts');
-  const child = spawn(process.execPath, ['--max-semi-space-size=8', entry, `http://127.0.0.1:${upstreamPort}`], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  const child = spawn(process.execPath, [...NODE_FLAGS, entry, `http://127.0.0.1:${upstreamPort}`], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   const process_ = managed(child);
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the floor proxy did not start within 30 s:\n${process_.output()}`)), 30_000);

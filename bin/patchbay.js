@@ -1,6 +1,5 @@
-#!/usr/bin/env -S node --max-semi-space-size=8
-// --max-semi-space-size=8: V8's young generation otherwise grows to ~128 MB under load; 8 MB keeps
-// a busy router near 190 MB instead of 390 MB for a few percent more CPU. `npm start` passes it too.
+#!/usr/bin/env -S node --max-semi-space-size=8 --heap-growing-percent=50
+// The shebang's flags are NODE_FLAGS in bin/node-flags.js (why each is there is written there).
 // Thin launcher: the CLI is TypeScript run by Node's built-in type stripping (Node 22.18+).
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 18)) {

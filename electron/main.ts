@@ -7,11 +7,12 @@ import { startCore, type RunningCore } from './start-core.ts';
 import { createTray } from './create-tray.ts';
 import { openDashboardWindow } from './open-dashboard-window.ts';
 import { applySecurityRules } from './security-rules.ts';
+import { NODE_FLAGS } from '../bin/node-flags.js';
 
 let core: RunningCore | null = null;
 
-// The same young-generation cap as `patchbay serve` (see bin/patchbay.js).
-app.commandLine.appendSwitch('js-flags', '--max-semi-space-size=8');
+// The same V8 heap settings as `patchbay serve` (bin/node-flags.js says why).
+app.commandLine.appendSwitch('js-flags', NODE_FLAGS.join(' '));
 
 if (!app.requestSingleInstanceLock()) {
   // Another Patchbay is running: it gets the focus (see 'second-instance'), this one leaves.

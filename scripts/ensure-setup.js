@@ -14,6 +14,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, st
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NODE_FLAGS } from '../bin/node-flags.js';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const toolsDir = join(root, '.tools');
@@ -96,7 +97,7 @@ const node = join(nodeBin, 'node');
 
 let command;
 if (mode === 'test') command = [node, join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...rest];
-else if (mode === 'start') command = [node, '--max-semi-space-size=8', join(root, 'bin', 'patchbay.js'), ...rest];
+else if (mode === 'start') command = [node, ...NODE_FLAGS, join(root, 'bin', 'patchbay.js'), ...rest];
 else if (mode === 'bench') command = [node, join(root, 'bench', 'run-bench.ts'), ...rest];
 else if (mode === 'install') process.exit(0);
 else {
