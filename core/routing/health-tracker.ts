@@ -27,15 +27,19 @@ export interface EndpointHealth {
   rateLimitedUntil: number | null;
 }
 
+/**
+ * One endpoint's window, kept ready to read: outcomes oldest first, the count of successes and the
+ * successful latencies in sorted order (JSON and streams apart), each updated as an outcome enters
+ * or leaves the window. Reading the health of a busy endpoint then allocates and sorts nothing.
+ */
 interface EndpointRecord {
   outcomes: Outcome[];
+  successes: number;
+  latencies: number[];
+  firstBytes: number[];
   breaker: Breaker;
   rateLimitedUntil: number | null;
-  /** Window statistics, recomputed only after a new outcome or once a second (for expiry). */
-  stats: { at: number; samples: number; successes: number; latencyP50: number | null; firstByteP50: number | null } | null;
 }
-
-const STATS_MAX_AGE_MS = 1000;
 
 /**
  * Live health per endpoint in a sliding window, plus its circuit breaker. Seeded at start from the
@@ -54,7 +58,7 @@ export class HealthTracker {
   private entry(id: string): EndpointRecord {
     let record = this.endpoints.get(id);
     if (!record) {
-      record = { outcomes: [], breaker: createBreaker(), rateLimitedUntil: null, stats: null };
+      record = { outcomes: [], successes: 0, latencies: [], firstBytes: [], breaker: createBreaker(), rateLimitedUntil: null };
       this.endpoints.set(id, record);
     }
     return record;
@@ -63,8 +67,8 @@ export class HealthTracker {
   record(id: string, outcome: Outcome, countsAgainstBreaker = !outcome.ok): void {
     const record = this.entry(id);
     record.outcomes.push(outcome);
-    record.stats = null;
-    if (record.outcomes.length > this.settings.windowSize) record.outcomes.splice(0, record.outcomes.length - this.settings.windowSize);
+    count(record, outcome, 1);
+    while (record.outcomes.length > this.settings.windowSize) count(record, record.outcomes.shift()!, -1);
     if (outcome.ok) recordSuccess(record.breaker);
     else if (countsAgainstBreaker) recordFailure(record.breaker, this.settings, outcome.at);
     // A failure that does not count (a 429) ends a half-open probe without deciding it: free the slot for the next one.
@@ -95,23 +99,17 @@ export class HealthTracker {
     const record = this.endpoints.get(id);
     const now = this.clock();
     if (!record) return { samples: 0, successes: 0, successRate: 0.5, latencyP50: null, firstByteP50: null, breaker: 'closed', rateLimitedUntil: null };
-    if (!record.stats || now - record.stats.at > STATS_MAX_AGE_MS) {
-      const recent = record.outcomes.filter((o) => now - o.at <= this.settings.windowMs);
-      record.stats = {
-        at: now,
-        samples: recent.length,
-        successes: recent.filter((o) => o.ok).length,
-        latencyP50: median(recent.filter((o) => o.ok && !o.stream).map((o) => o.latencyMs)),
-        firstByteP50: median(recent.filter((o) => o.ok && o.stream).map((o) => o.latencyMs)),
-      };
-    }
-    const { samples, successes, latencyP50, firstByteP50 } = record.stats;
+    // Outcomes that have aged out of the window leave it (they are oldest first).
+    const outcomes = record.outcomes;
+    while (outcomes.length > 0 && now - outcomes[0].at > this.settings.windowMs) count(record, outcomes.shift()!, -1);
+    const samples = outcomes.length;
+    const successes = record.successes;
     return {
       samples,
       successes,
       successRate: (successes + 1) / (samples + 2),
-      latencyP50,
-      firstByteP50,
+      latencyP50: median(record.latencies),
+      firstByteP50: median(record.firstBytes),
       breaker: currentState(record.breaker, this.settings, now),
       rateLimitedUntil: record.rateLimitedUntil !== null && record.rateLimitedUntil > now ? record.rateLimitedUntil : null,
     };
@@ -125,9 +123,33 @@ export class HealthTracker {
   }
 }
 
-function median(values: number[]): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
+/** Adds (+1) or removes (-1) one outcome's share of the window's running figures. */
+function count(record: EndpointRecord, outcome: Outcome, sign: 1 | -1): void {
+  if (!outcome.ok) return;
+  record.successes += sign;
+  // A latency that is not a number (a malformed seeded row) counts as a success but not as a latency.
+  if (!Number.isFinite(outcome.latencyMs)) return;
+  const sorted = outcome.stream ? record.firstBytes : record.latencies;
+  const at = lowerBound(sorted, outcome.latencyMs);
+  if (sign === 1) sorted.splice(at, 0, outcome.latencyMs);
+  else sorted.splice(at, 1);
+}
+
+/** First index whose value is not below `value`, in an ascending array. */
+function lowerBound(sorted: number[], value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (sorted[mid] < value) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/** The median of an ascending array, or null when empty. */
+function median(sorted: number[]): number | null {
+  if (sorted.length === 0) return null;
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
