@@ -50,6 +50,28 @@ export interface RouterDeps {
   sleep?: (ms: number) => Promise<void>;
 }
 
+/** Plan shapes kept at most; a client sending ever-new model names only ever refills the cache. */
+const MAX_CACHED_SHAPES = 1000;
+
+interface PlanShape {
+  /** From a `:strategy` suffix on the model, if any. */
+  strategy: Strategy | undefined;
+  reason: string;
+  /** Capable endpoints: the primary group, then each fallback (or the auto tiers). */
+  groups: { label: string; endpoints: Endpoint[] }[];
+  /** What a key's model restriction is checked against: each model as named, with all its endpoints. */
+  allowed: { name: string; endpoints: Endpoint[] }[];
+  /** The smallest context window among the candidates (Infinity when none states one). */
+  smallestContext: number;
+}
+
+/** The smallest context window among the groups' endpoints, or Infinity when none is limited. */
+function smallestContext(groups: { endpoints: Endpoint[] }[]): number {
+  let smallest = Number.POSITIVE_INFINITY;
+  for (const group of groups) for (const endpoint of group.endpoints) if (endpoint.contextWindow > 0 && endpoint.contextWindow < smallest) smallest = endpoint.contextWindow;
+  return smallest;
+}
+
 /**
  * Resolves a request to ranked candidate endpoints and tries them in turn. Fallback happens only
  * in `execute`, and only before the attempt function returns: a stream's first chunk is pulled
@@ -58,52 +80,27 @@ export interface RouterDeps {
 export class Router {
   private readonly deps: RouterDeps;
   private readonly turns = new Map<string, number>();
+  private readonly shapes = new Map<string, PlanShape>();
 
   constructor(deps: RouterDeps) {
     this.deps = deps;
   }
 
   async plan(request: RouteRequest): Promise<RoutePlan> {
-    const { catalog, config } = this.deps;
-    const base = splitStrategySuffix(request.model);
-    let strategy = request.strategy;
-    const groups: { label: string; endpoints: Endpoint[] }[] = [];
-    let reason: string;
+    const shape = this.shapeFor(request);
+    const strategy = request.strategy ?? shape.strategy ?? this.deps.config.strategy;
+    let reason = shape.reason;
     let promptTokens = roughTokens(request.prompt);
-
-    if (base.name === 'auto' && request.operation !== 'embeddings') {
-      strategy ??= base.strategy;
-      const choice = chooseAutoTier(catalog, {
-        promptTokens,
-        maxTokens: request.maxTokens,
-        tools: request.needs.some((n) => n.capability === 'tools'),
-        images: request.needs.some((n) => n.capability === 'images'),
-      });
-      const tier = (aliases: string[]) => aliases.flatMap((alias) => (catalog.aliases.get(alias) ?? []).map((id) => catalog.endpoints.get(id)!).filter(Boolean));
-      groups.push({ label: 'auto', endpoints: tier(choice.primary) }, { label: 'auto', endpoints: tier(choice.secondary) });
-      reason = `auto: ${choice.reason}`;
-    } else {
-      const primary = resolveModel(request.model, catalog, config.providers);
-      strategy ??= primary.strategy;
-      this.checkAllowed(request, request.model, primary.endpoints);
-      // The label keys round-robin turns: one counter per model, however the strategy was chosen.
-      groups.push({ label: base.name, endpoints: primary.endpoints });
-      reason = primary.pinned ? `pinned to ${primary.endpoints[0].id}` : `alias ${base.name}`;
+    let groups = shape.groups;
+    // Only a prompt that might not fit the smallest context window among the candidates is counted exactly.
+    if (request.prompt.bytes + (request.maxTokens ?? 0) > shape.smallestContext) {
+      groups = groups.map((group) => ({ ...group }));
+      promptTokens = await this.fitContext(groups, request, promptTokens);
     }
-    for (const [index, model] of request.fallbackModels.entries()) {
-      const extra = resolveModel(model, catalog, config.providers, `X-Patchbay-Fallback[${index}]`);
-      this.checkAllowed(request, model, extra.endpoints);
-      groups.push({ label: splitStrategySuffix(model).name, endpoints: extra.endpoints });
-    }
-    strategy ??= config.strategy;
-
-    // Capability: if the primary group cannot do what was asked at all, that is the caller's mistake (400).
-    const capableGroups = groups.map((group, i) => ({ ...group, endpoints: this.filterCapable(group.endpoints, request, i === 0) }));
-    promptTokens = await this.fitContext(capableGroups, request, promptTokens);
 
     const reasons: string[] = [];
     const ranked: Endpoint[] = [];
-    for (const group of capableGroups) {
+    for (const group of groups) {
       const eligible = group.endpoints.filter((e) => this.isEligible(e, reasons) && !ranked.some((r) => r.id === e.id));
       const turn = this.nextTurn(group.label, eligible.length);
       const order = rankEndpoints(eligible, {
@@ -111,17 +108,81 @@ export class Router {
         stream: request.stream,
         promptTokens,
         completionTokens: request.maxTokens ?? ASSUMED_COMPLETION_TOKENS,
-        weights: config.weights,
+        weights: this.deps.config.weights,
         health: (id) => this.deps.health.health(id),
         turn,
       });
       if (ranked.length === 0 && order.length > 0) reason += `; ${strategy} chose ${order[0].endpoint.id}`;
-      ranked.push(...order.map((r) => r.endpoint));
+      for (const entry of order) ranked.push(entry.endpoint);
     }
     if (ranked.length === 0) {
       throw new AllProvidersFailedError(`No provider can serve "${request.model}" right now: ${[...new Set(reasons)].join('; ')}.`, [], 503, 'no_eligible_provider');
     }
     return { strategy, candidates: ranked, reason, promptTokens };
+  }
+
+  /**
+   * The request's candidate groups, capability-filtered, before health and context: the same for
+   * every request with the same model, fallbacks and needs, so they are worked out once and kept
+   * (the catalog does not change while Patchbay runs). `auto` depends on the prompt and is not kept.
+   * The key's model restriction is checked on every request.
+   */
+  private shapeFor(request: RouteRequest): PlanShape {
+    const base = splitStrategySuffix(request.model);
+    if (base.name === 'auto' && request.operation !== 'embeddings') return this.autoShape(request, base.strategy);
+    let key = `${request.operation}\u0000${request.model}`;
+    for (const need of request.needs) key += `\u0000${need.capability}`;
+    for (const model of request.fallbackModels) key += `\u0001${model}`;
+    let shape = this.shapes.get(key);
+    if (!shape) {
+      const { catalog, config } = this.deps;
+      const primary = resolveModel(request.model, catalog, config.providers);
+      this.checkAllowed(request, base.name, primary.endpoints);
+      const groups = [{ label: base.name, endpoints: primary.endpoints, allowedAs: base.name }];
+      for (const [index, model] of request.fallbackModels.entries()) {
+        const extra = resolveModel(model, catalog, config.providers, `X-Patchbay-Fallback[${index}]`);
+        const name = splitStrategySuffix(model).name;
+        this.checkAllowed(request, name, extra.endpoints);
+        groups.push({ label: name, endpoints: extra.endpoints, allowedAs: name });
+      }
+      shape = {
+        strategy: primary.strategy,
+        reason: primary.pinned ? `pinned to ${primary.endpoints[0].id}` : `alias ${base.name}`,
+        // Capability: if the primary group cannot do what was asked at all, that is the caller's mistake (400).
+        groups: groups.map((group, i) => ({ label: group.label, endpoints: this.filterCapable(group.endpoints, request, i === 0) })),
+        allowed: groups.map((group) => ({ name: group.allowedAs, endpoints: group.endpoints })),
+        smallestContext: 0,
+      };
+      shape.smallestContext = smallestContext(shape.groups);
+      if (this.shapes.size >= MAX_CACHED_SHAPES) this.shapes.clear();
+      this.shapes.set(key, shape);
+    } else if (request.allowedModels) {
+      for (const group of shape.allowed) this.checkAllowed(request, group.name, group.endpoints);
+    }
+    return shape;
+  }
+
+  /** `auto`: the tier follows the prompt, so its shape is built per request. */
+  private autoShape(request: RouteRequest, strategy: Strategy | undefined): PlanShape {
+    const { catalog, config } = this.deps;
+    const choice = chooseAutoTier(catalog, {
+      promptTokens: roughTokens(request.prompt),
+      maxTokens: request.maxTokens,
+      tools: request.needs.some((n) => n.capability === 'tools'),
+      images: request.needs.some((n) => n.capability === 'images'),
+    });
+    const tier = (aliases: string[]) => aliases.flatMap((alias) => (catalog.aliases.get(alias) ?? []).map((id) => catalog.endpoints.get(id)!).filter(Boolean));
+    const groups = [
+      { label: 'auto', endpoints: tier(choice.primary) },
+      { label: 'auto', endpoints: tier(choice.secondary) },
+    ];
+    for (const [index, model] of request.fallbackModels.entries()) {
+      const extra = resolveModel(model, catalog, config.providers, `X-Patchbay-Fallback[${index}]`);
+      this.checkAllowed(request, model, extra.endpoints);
+      groups.push({ label: splitStrategySuffix(model).name, endpoints: extra.endpoints });
+    }
+    const capable = groups.map((group, i) => ({ label: group.label, endpoints: this.filterCapable(group.endpoints, request, i === 0) }));
+    return { strategy, reason: `auto: ${choice.reason}`, groups: capable, allowed: [], smallestContext: smallestContext(capable) };
   }
 
   private nextTurn(label: string, size: number): number {

@@ -54,6 +54,17 @@ describe('Patchbay keys: rotation, expiry, model limits, rate limits and caps', 
     expect(viaFallback).toMatchObject({ status: 403 });
   });
 
+  it('still refuses a restricted key a model that other keys have just used (routing remembers models, not permissions)', async () => {
+    const open = clientFor(create({ name: 'open' }).secret);
+    const restricted = clientFor(create({ name: 'mini-only-2', allowed_models: ['gpt-4o-mini'] }).secret);
+    const fallback = { headers: { 'X-Patchbay-Fallback': 'openai/gpt-4o' } };
+    await expect(open.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] })).resolves.toBeTruthy();
+    await expect(open.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] }, fallback)).resolves.toBeTruthy();
+    await expect(restricted.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 403, code: 'model_not_allowed' });
+    await expect(restricted.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] }, fallback)).rejects.toMatchObject({ status: 403 });
+    await expect(restricted.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] })).resolves.toBeTruthy();
+  });
+
   it('lets exactly 10 of 50 parallel requests through a limit of 10 per minute, with Retry-After and rate-limit headers', async () => {
     const { secret } = create({ name: 'rpm10', rpm_limit: 10 });
     const client = clientFor(secret);
