@@ -68,7 +68,7 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   const catalog = loadCatalog(config.providers);
   const db = openDatabase(options.dataDir);
   const keys = new KeyStore(db);
-  const usage = new UsageStore(db, log);
+  const usage = new UsageStore(db, log, { writerThread: true });
   const secrets = new KeychainSecretStore(options.env ?? process.env, options.keychainService);
   const keychainNotice = secrets.unavailableNotice();
   if (keychainNotice) log(keychainNotice);
@@ -130,7 +130,7 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
           clearTimeout(deadline);
           // Requests cut at the deadline still finish their bookkeeping: wait for it, then save.
           await drain();
-          usage.flush();
+          await usage.close();
           db.close();
           resolve();
         });

@@ -1,5 +1,8 @@
+import { Worker } from 'node:worker_threads';
 import type { AttemptReport } from '../errors/provider-error.ts';
 import type { PatchbayDatabase } from './open-database.ts';
+import { UsageBatchWriter, toRowValues, type ContentEntry } from './usage-batch-writer.ts';
+import type { WriterMessage, WriterThreadData } from './usage-writer-thread.ts';
 
 /** One request's metadata. Never content. */
 export interface UsageRecord {
@@ -40,98 +43,111 @@ export interface UsageTotalsRow {
 /** How often queued rows are committed. A kill -9 loses at most the rows queued in this window. */
 export const USAGE_FLUSH_INTERVAL_MS = 50;
 const USAGE_FLUSH_BATCH = 500;
-const RETRY_AFTER_FAILURE_MS = 1000;
-/** Columns of a usage row, and rows per multi-row INSERT (16 × 20 parameters, far below SQLite's limit). */
-const USAGE_COLUMNS = 20;
-const ROWS_PER_INSERT = 16;
-/** Rows kept in memory while the database refuses writes (about 50 MB at most). */
-const MAX_PENDING_ROWS = 100_000;
+/** Longest flush() waits for the writer thread (it only waits this long on a disk that stalls). */
+const FLUSH_WAIT_MS = 5000;
+
+export interface UsageStoreOptions {
+  /**
+   * Commit in a thread of its own (the server): the request thread only queues rows and hands each
+   * batch over as one string. Otherwise (CLI, tests) commits run on the calling thread.
+   */
+  writerThread?: boolean;
+}
 
 /**
  * Usage rows are queued in memory and committed in batches, off the request path: one
- * transaction per batch keeps the write cost per request to microseconds.
+ * transaction per batch keeps the write cost per request to microseconds, and with the writer
+ * thread the commit itself (and SQLite's WAL checkpoints, which wait for the disk) leaves the
+ * request thread altogether. Reads flush first, so they see every row recorded before them.
  */
 export class UsageStore {
   private readonly db: PatchbayDatabase;
   private queue: UsageRecord[] = [];
-  private contentQueue: { requestId: string; ts: number; request: string; response: string | null }[] = [];
+  private contentQueue: ContentEntry[] = [];
   private timer: NodeJS.Timeout | null = null;
-  private readonly insert;
-  private readonly insertMany;
-  private readonly insertBatch;
-  private readonly log: (message: string) => void;
-  private failing = false;
+  private readonly writer: UsageBatchWriter | null = null;
+  private readonly thread: { worker: Worker; state: Int32Array; sent: number; exited: Promise<void> } | null = null;
 
-  constructor(db: PatchbayDatabase, log: (message: string) => void = (message) => console.error(message)) {
+  constructor(db: PatchbayDatabase, log: (message: string) => void = (message) => console.error(message), options: UsageStoreOptions = {}) {
     this.db = db;
-    this.log = log;
-    const columns = `ts, request_id, key_id, endpoint, requested_model, provider, model, strategy, status, error_type,
-         stream, prompt_tokens, completion_tokens, total_tokens, input_price, output_price, cost_usd, latency_ms, first_byte_ms, attempts`;
-    const placeholders = (rows: number) => Array.from({ length: rows }, () => `(${'?, '.repeat(USAGE_COLUMNS - 1)}?)`).join(', ');
-    this.insert = db.prepare(`INSERT INTO usage (${columns}) VALUES ${placeholders(1)}`);
-    this.insertMany = db.prepare(`INSERT INTO usage (${columns}) VALUES ${placeholders(ROWS_PER_INSERT)}`);
-    const insertContent = db.prepare('INSERT OR REPLACE INTO content_log (request_id, ts, request, response) VALUES (@requestId, @ts, @request, @response)');
-    this.insertBatch = db.transaction((rows: UsageRecord[], content: UsageStore['contentQueue']) => {
-      // Several rows per statement: each call into SQLite has a fixed cost that a busy router pays per row otherwise.
-      let next = 0;
-      const values: unknown[] = [];
-      for (; next + ROWS_PER_INSERT <= rows.length; next += ROWS_PER_INSERT) {
-        values.length = 0;
-        for (let i = next; i < next + ROWS_PER_INSERT; i++) pushRow(values, rows[i]);
-        this.insertMany.run(values);
-      }
-      for (; next < rows.length; next++) {
-        values.length = 0;
-        pushRow(values, rows[next]);
-        this.insert.run(values);
-      }
-      for (const entry of content) insertContent.run(entry);
-    });
+    if (options.writerThread && !db.memory) {
+      const state = new SharedArrayBuffer(8);
+      const worker = new Worker(new URL('./usage-writer-thread.ts', import.meta.url), {
+        workerData: { path: db.name, state } satisfies WriterThreadData,
+        // A small heap: the thread holds one batch at a time (more only while the disk refuses writes).
+        resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
+      });
+      worker.on('message', (message: { type: 'log'; message: string }) => log(message.message));
+      worker.on('error', (error) => log(`The usage writer thread failed: ${error.message}`));
+      worker.unref();
+      const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+      this.thread = { worker, state: new Int32Array(state), sent: 0, exited };
+    } else {
+      this.writer = new UsageBatchWriter(db, log);
+    }
   }
 
   record(row: UsageRecord): void {
     this.queue.push(row);
-    if (this.failing) return;
-    if (this.queue.length >= USAGE_FLUSH_BATCH) this.flush();
+    if (this.queue.length >= USAGE_FLUSH_BATCH) this.send();
     else if (!this.timer) {
-      this.timer = setTimeout(() => this.flush(), USAGE_FLUSH_INTERVAL_MS);
+      this.timer = setTimeout(() => this.send(), USAGE_FLUSH_INTERVAL_MS);
       this.timer.unref();
     }
   }
 
   /** Request and response content of one request (only when the content log is turned on). */
-  recordContent(entry: { requestId: string; ts: number; request: string; response: string | null }): void {
+  recordContent(entry: ContentEntry): void {
     this.contentQueue.push(entry);
   }
 
-  flush(): void {
+  /** Hands the queued rows to the writer (thread), which commits them. */
+  private send(): void {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = null;
     }
     if (this.queue.length === 0 && this.contentQueue.length === 0) return;
-    const rows = this.queue;
+    const rows = this.queue.map(toRowValues);
     const content = this.contentQueue;
     this.queue = [];
     this.contentQueue = [];
-    try {
-      this.insertBatch(rows, content);
-      if (this.failing) this.log(`Usage rows are being saved again (${rows.length} written).`);
-      this.failing = false;
-    } catch (error) {
-      // A locked or full database must not take the router down or lose rows: keep them and retry.
-      this.queue = rows.concat(this.queue);
-      this.contentQueue = content.concat(this.contentQueue);
-      if (this.queue.length > MAX_PENDING_ROWS) {
-        const dropped = this.queue.length - MAX_PENDING_ROWS;
-        this.queue.splice(0, dropped);
-        this.log(`Dropped the ${dropped} oldest unsaved usage rows: the database has refused writes for too long.`);
-      }
-      if (!this.failing) this.log(`Cannot save usage rows yet (${(error as Error).message}); ${this.queue.length} kept in memory, retrying every ${RETRY_AFTER_FAILURE_MS / 1000} s.`);
-      this.failing = true;
-      this.timer = setTimeout(() => this.flush(), RETRY_AFTER_FAILURE_MS);
-      this.timer.unref();
+    if (this.thread) {
+      const seq = ++this.thread.sent;
+      const message: WriterMessage = { type: 'batch', seq, rows: JSON.stringify(rows), content: content.length ? JSON.stringify(content) : null };
+      this.thread.worker.postMessage(message);
+    } else {
+      this.writer!.write(rows, content);
     }
+  }
+
+  /** Commits every row recorded so far before returning (unless the database is refusing writes: then they stay queued for the retry). */
+  flush(): void {
+    this.send();
+    if (!this.thread) {
+      this.writer!.flush();
+      return;
+    }
+    const { state, worker, sent } = this.thread;
+    worker.postMessage({ type: 'flush' } satisfies WriterMessage);
+    const deadline = performance.now() + FLUSH_WAIT_MS;
+    for (;;) {
+      const committed = Atomics.load(state, 0);
+      if (committed >= sent || Atomics.load(state, 1) === 1) return;
+      const left = deadline - performance.now();
+      if (left <= 0) return;
+      Atomics.wait(state, 0, committed, left);
+    }
+  }
+
+  /** Commits what is queued and stops the writer thread. */
+  async close(): Promise<void> {
+    this.flush();
+    if (!this.thread) return;
+    // Referenced again: an unreferenced thread would let Node exit before it has closed the database.
+    this.thread.worker.ref();
+    this.thread.worker.postMessage({ type: 'close' } satisfies WriterMessage);
+    await this.thread.exited;
   }
 
   /** One key's tokens and cost since an instant (the caps' starting point at start-up). */
@@ -169,15 +185,6 @@ export class UsageStore {
       this.db.prepare('SELECT * FROM usage WHERE ts >= ? AND ts < ? ORDER BY ts DESC, id DESC LIMIT ?').all(fromMs, toMs, limit) as Record<string, unknown>[]
     ).map((row) => ({ ...row, stream: row.stream === 1, attempts: JSON.parse(row.attempts as string) }));
   }
-}
-
-/** A row's values in the column order of the INSERT statements (positional: binding by name costs a lookup per column). */
-function pushRow(values: unknown[], r: UsageRecord): void {
-  values.push(
-    r.ts, r.requestId, r.keyId, r.endpoint, r.requestedModel, r.provider, r.model, r.strategy, r.status, r.errorType,
-    r.stream ? 1 : 0, r.promptTokens, r.completionTokens, r.totalTokens, r.inputPrice, r.outputPrice, r.costUsd, r.latencyMs, r.firstByteMs,
-    JSON.stringify(r.attempts),
-  );
 }
 
 /** The first instant of a UTC month and of the month after it; `month` is YYYY-MM. */

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HealthTracker } from '../../core/routing/health-tracker.ts';
 import { seedHealth } from '../../core/routing/seed-health.ts';
 import { openDatabase } from '../../core/usage/open-database.ts';
@@ -43,9 +43,12 @@ describe('UsageStore', () => {
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('writes every field of every row in a batch, whether it goes in a multi-row insert or alone', () => {
+  it.each([
+    ['on the calling thread', false],
+    ['in the writer thread', true],
+  ])('writes every field of every row in a batch, in multi-row inserts and alone (%s)', async (_where, writerThread) => {
     const { db } = open();
-    const store = new UsageStore(db);
+    const store = new UsageStore(db, undefined, { writerThread });
     // 37 rows: two full multi-row statements and five single ones.
     const rows = Array.from({ length: 37 }, (_, i) =>
       row({ ts: 1_700_000_000_000 + i, requestId: `req_${i}`, promptTokens: i, completionTokens: 2 * i, totalTokens: 3 * i, stream: i % 2 === 1, keyId: i % 3 ? 'key_1' : null, costUsd: i / 1000, firstByteMs: i === 36 ? null : i }),
@@ -58,6 +61,7 @@ describe('UsageStore', () => {
       expect(s).toMatchObject({ ts: rows[i].ts, request_id: `req_${i}`, key_id: rows[i].keyId, prompt_tokens: i, completion_tokens: 2 * i, total_tokens: 3 * i, stream: i % 2 === 1, cost_usd: i / 1000, first_byte_ms: i === 36 ? null : i, provider: 'openai', status: 200 });
       expect(s.attempts).toEqual(rows[i].attempts);
     });
+    await store.close();
   });
 
   it('keeps rows and retries when the database is locked, instead of throwing on the request path', () => {
@@ -75,6 +79,33 @@ describe('UsageStore', () => {
     store.flush();
     expect(db.prepare('SELECT count(*) FROM usage').pluck().get()).toBe(2);
     expect(logs.at(-1)).toContain('saved again');
+  });
+
+  it('with the writer thread: flush() returns with every row readable, a locked database neither blocks nor loses rows, close() saves the rest', async () => {
+    const { dir, db } = open();
+    const logs: string[] = [];
+    const store = new UsageStore(db, (m) => logs.push(m), { writerThread: true });
+    const count = () => db.prepare('SELECT count(*) FROM usage').pluck().get();
+    for (let i = 0; i < 3; i++) store.record(row());
+    store.flush();
+    expect(count()).toBe(3);
+
+    const other = new Database(join(dir, 'patchbay.db'));
+    other.exec('BEGIN IMMEDIATE');
+    for (let i = 0; i < 4; i++) store.record(row());
+    const started = performance.now();
+    store.flush();
+    expect(performance.now() - started).toBeLessThan(2000);
+    await vi.waitFor(() => expect(logs.join('\n')).toMatch(/Cannot save usage rows yet .*4 kept in memory/));
+    other.exec('COMMIT');
+    other.close();
+    // The thread retries on its own, every second.
+    await vi.waitFor(() => expect(count()).toBe(7), { timeout: 5000 });
+    await vi.waitFor(() => expect(logs.at(-1)).toContain('saved again'));
+
+    store.record(row());
+    await store.close();
+    expect(count()).toBe(8);
   });
 
   it('makes the database file private to the user', () => {

@@ -1,0 +1,107 @@
+import type { PatchbayDatabase } from './open-database.ts';
+import type { UsageRecord } from './usage-store.ts';
+
+/** One usage row as the INSERT takes it: 20 values in column order (attempts as JSON text). */
+export type RowValues = (string | number | null)[];
+
+export interface ContentEntry {
+  requestId: string;
+  ts: number;
+  request: string;
+  response: string | null;
+}
+
+const COLUMNS = `ts, request_id, key_id, endpoint, requested_model, provider, model, strategy, status, error_type,
+  stream, prompt_tokens, completion_tokens, total_tokens, input_price, output_price, cost_usd, latency_ms, first_byte_ms, attempts`;
+const COLUMN_COUNT = 20;
+/** Rows per multi-row INSERT (16 × 20 parameters, far below SQLite's limit). */
+const ROWS_PER_INSERT = 16;
+const RETRY_AFTER_FAILURE_MS = 1000;
+/** Rows kept in memory while the database refuses writes (about 50 MB at most). */
+const MAX_PENDING_ROWS = 100_000;
+
+export function toRowValues(r: UsageRecord): RowValues {
+  return [
+    r.ts, r.requestId, r.keyId, r.endpoint, r.requestedModel, r.provider, r.model, r.strategy, r.status, r.errorType,
+    r.stream ? 1 : 0, r.promptTokens, r.completionTokens, r.totalTokens, r.inputPrice, r.outputPrice, r.costUsd, r.latencyMs, r.firstByteMs,
+    JSON.stringify(r.attempts),
+  ];
+}
+
+/**
+ * Commits usage rows in batches, in order, one transaction each. A batch the database refuses
+ * (locked, full) is kept with everything after it and retried every second, so a fault loses no
+ * row and never reaches the request path. Runs on the main thread (CLI, tests) or in the usage
+ * writer thread (the server), with the same behaviour.
+ */
+export class UsageBatchWriter {
+  private rows: RowValues[] = [];
+  private content: ContentEntry[] = [];
+  private failing = false;
+  private retry: NodeJS.Timeout | null = null;
+  private readonly commit: (rows: RowValues[], content: ContentEntry[]) => void;
+  private readonly log: (message: string) => void;
+  /** Called after every successful commit with nothing left pending. */
+  private readonly onDrained: () => void;
+
+  constructor(db: PatchbayDatabase, log: (message: string) => void, onDrained: () => void = () => undefined) {
+    this.log = log;
+    this.onDrained = onDrained;
+    const placeholders = (rows: number) => Array.from({ length: rows }, () => `(${'?, '.repeat(COLUMN_COUNT - 1)}?)`).join(', ');
+    const insertOne = db.prepare(`INSERT INTO usage (${COLUMNS}) VALUES ${placeholders(1)}`);
+    const insertMany = db.prepare(`INSERT INTO usage (${COLUMNS}) VALUES ${placeholders(ROWS_PER_INSERT)}`);
+    const insertContent = db.prepare('INSERT OR REPLACE INTO content_log (request_id, ts, request, response) VALUES (@requestId, @ts, @request, @response)');
+    this.commit = db.transaction((rows: RowValues[], content: ContentEntry[]) => {
+      // Several rows per statement: each call into SQLite has a fixed cost paid per row otherwise.
+      let next = 0;
+      for (; next + ROWS_PER_INSERT <= rows.length; next += ROWS_PER_INSERT) insertMany.run(rows.slice(next, next + ROWS_PER_INSERT).flat());
+      for (; next < rows.length; next++) insertOne.run(rows[next]);
+      for (const entry of content) insertContent.run(entry);
+    });
+  }
+
+  /** Whether the last attempt failed (rows are being kept and retried). */
+  get isFailing(): boolean {
+    return this.failing;
+  }
+
+  /** Adds a batch and commits everything pending, unless a retry is already scheduled. */
+  write(rows: RowValues[], content: ContentEntry[] = []): void {
+    if (rows.length) this.rows = this.rows.length ? this.rows.concat(rows) : rows;
+    if (content.length) this.content = this.content.concat(content);
+    if (!this.retry) this.tryCommit();
+  }
+
+  /** Commits now, even while a retry is scheduled (shutdown, reads that need every row). */
+  flush(): void {
+    this.tryCommit();
+  }
+
+  private tryCommit(): void {
+    if (this.retry) {
+      clearTimeout(this.retry);
+      this.retry = null;
+    }
+    if (this.rows.length === 0 && this.content.length === 0) return;
+    const rows = this.rows;
+    const content = this.content;
+    try {
+      this.commit(rows, content);
+      this.rows = [];
+      this.content = [];
+      if (this.failing) this.log(`Usage rows are being saved again (${rows.length} written).`);
+      this.failing = false;
+      this.onDrained();
+    } catch (error) {
+      if (this.rows.length > MAX_PENDING_ROWS) {
+        const dropped = this.rows.length - MAX_PENDING_ROWS;
+        this.rows = this.rows.slice(dropped);
+        this.log(`Dropped the ${dropped} oldest unsaved usage rows: the database has refused writes for too long.`);
+      }
+      if (!this.failing) this.log(`Cannot save usage rows yet (${(error as Error).message}); ${this.rows.length} kept in memory, retrying every ${RETRY_AFTER_FAILURE_MS / 1000} s.`);
+      this.failing = true;
+      this.retry = setTimeout(() => this.tryCommit(), RETRY_AFTER_FAILURE_MS);
+      this.retry.unref();
+    }
+  }
+}

@@ -1,0 +1,53 @@
+// The usage writer thread: its own SQLite connection to Patchbay's database, committing the rows
+// the server's main thread sends it. Commits (and WAL checkpoints, which wait for the disk) then
+// never stall a request. Started by UsageStore; see there for the protocol.
+import Database from 'better-sqlite3';
+import { parentPort, workerData } from 'node:worker_threads';
+import { UsageBatchWriter, type ContentEntry, type RowValues } from './usage-batch-writer.ts';
+
+export interface WriterThreadData {
+  path: string;
+  /** [0]: the highest batch number committed; [1]: 1 while the database refuses writes. */
+  state: SharedArrayBuffer;
+}
+
+/** A batch from the main thread: rows and content as JSON (one string copies faster than a structured clone of objects). */
+export type WriterMessage = { type: 'batch'; seq: number; rows: string; content: string | null } | { type: 'flush' } | { type: 'close' };
+
+const { path, state } = workerData as WriterThreadData;
+const shared = new Int32Array(state);
+const port = parentPort!;
+const db = new Database(path);
+db.pragma('busy_timeout = 200');
+// Durable against a crash of Patchbay; only an OS crash may lose the last commits (as on the main connection).
+db.pragma('synchronous = NORMAL');
+
+let received = 0;
+const writer = new UsageBatchWriter(
+  db,
+  (message) => port.postMessage({ type: 'log', message }),
+  () => {
+    // Everything received so far is in the database: wake a main thread waiting in flush().
+    Atomics.store(shared, 0, received);
+    Atomics.store(shared, 1, 0);
+    Atomics.notify(shared, 0);
+  },
+);
+
+port.on('message', (message: WriterMessage) => {
+  if (message.type === 'batch') {
+    received = message.seq;
+    writer.write(JSON.parse(message.rows) as RowValues[], message.content ? (JSON.parse(message.content) as ContentEntry[]) : []);
+  } else if (message.type === 'flush') {
+    writer.flush();
+  } else {
+    writer.flush();
+    db.close();
+    port.close();
+    return;
+  }
+  if (writer.isFailing) {
+    Atomics.store(shared, 1, 1);
+    Atomics.notify(shared, 0);
+  }
+});
