@@ -1,11 +1,15 @@
 // V8 flags Patchbay's server runs with, in one place: the bin's shebang (which cannot import, so
 // it repeats them; test/http/node-flags.test.ts checks the two agree), `npm start`, the Electron
-// shell and the benchmark.
+// shell and the benchmark. Measured with bench/mem-probe.ts-style runs (chat at 16 and 64 in
+// flight, embeddings, 256 in flight against a 50 ms upstream), side by side:
 //
-// --max-semi-space-size=8: the young generation otherwise grows to ~128 MB under load.
-// --heap-growing-percent=50: after each full GC V8 lets the old generation grow by half of what
-//   is live before the next one, not by its default factor of up to 4x on a large machine. A
-//   router's live heap is ~30 MB, but at 256 requests in flight the default let the old
-//   generation reach ~125 MB between collections (RSS ~285 MB); with this, ~195 MB, for ~2-3 %
-//   more CPU at 16-64 requests in flight (bench/README.md has the measurements).
-export const NODE_FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=50'];
+// --max-semi-space-size=16: the young generation is capped at 16 MB semi-spaces instead of
+//   growing to V8's default (up to ~64 MB on this machine). 8 MB made requests that are in flight
+//   for 50 ms survive two scavenges and get promoted; 16 MB lets most die young: at 256 in flight
+//   CPU per request 412 -> 343 µs, at 64 in flight 284 -> 268 µs, for the same peak RSS. 32 MB
+//   saved no more CPU and cost 30 MB.
+// --heap-growing-percent=50: after a full GC the old generation may grow by half of what is live
+//   before the next one, not by V8's default factor (up to 4x on a large machine). The live heap
+//   of a busy router is ~30 MB, yet at 256 in flight the default let the old generation reach
+//   ~125 MB between collections: peak RSS ~285 MB, with this flag ~195-220 MB.
+export const NODE_FLAGS = ['--max-semi-space-size=16', '--heap-growing-percent=50'];

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=8 --heap-growing-percent=50
+#!/usr/bin/env -S node --max-semi-space-size=16 --heap-growing-percent=50
 // The shebang's flags are NODE_FLAGS in bin/node-flags.js (why each is there is written there).
 // Thin launcher: the CLI is TypeScript run by Node's built-in type stripping (Node 22.18+).
 const [major, minor] = process.versions.node.split('.').map(Number);
