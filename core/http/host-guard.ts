@@ -29,10 +29,16 @@ export class HostGuard {
     this.allowedOrigins = new Set(options.allowedOrigins.map((o) => o.toLowerCase().replace(/\/+$/, '')));
   }
 
+  /** Host header values already found allowed: a client sends the same one on every request. */
+  private readonly seenAllowed = new Set<string>();
+
   isAllowedHost(hostHeader: string | undefined): boolean {
     if (!hostHeader) return false;
+    if (this.seenAllowed.has(hostHeader)) return true;
     const name = hostName(hostHeader);
-    return isLoopbackName(name) || this.allowedHosts.has(name);
+    const allowed = isLoopbackName(name) || this.allowedHosts.has(name);
+    if (allowed && this.seenAllowed.size < 64) this.seenAllowed.add(hostHeader);
+    return allowed;
   }
 
   /** Origins of pages served from this machine (any loopback port) or named in the config. */

@@ -11,20 +11,26 @@ import { headerValue, type UpstreamResponse } from './transport.ts';
  */
 export function exhaustedUntil(headers: UpstreamResponse['headers'], now = Date.now()): number | null {
   let until: number | null = null;
-  for (const kind of ['requests', 'tokens']) {
-    const openAiRemaining = headerValue(headers, `x-ratelimit-remaining-${kind}`);
-    if (openAiRemaining === '0') {
-      const reset = parseGoDuration(headerValue(headers, `x-ratelimit-reset-${kind}`));
+  for (const names of HEADER_NAMES) {
+    if (headerValue(headers, names.openAiRemaining) === '0') {
+      const reset = parseGoDuration(headerValue(headers, names.openAiReset));
       if (reset !== null) until = Math.max(until ?? 0, now + reset);
     }
-    const anthropicRemaining = headerValue(headers, `anthropic-ratelimit-${kind}-remaining`);
-    if (anthropicRemaining === '0') {
-      const reset = Date.parse(headerValue(headers, `anthropic-ratelimit-${kind}-reset`) ?? '');
+    if (headerValue(headers, names.anthropicRemaining) === '0') {
+      const reset = Date.parse(headerValue(headers, names.anthropicReset) ?? '');
       if (!Number.isNaN(reset)) until = Math.max(until ?? 0, reset);
     }
   }
   return until;
 }
+
+/** The headers read on every answer, spelled out once (not rebuilt per response). */
+const HEADER_NAMES = (['requests', 'tokens'] as const).map((kind) => ({
+  openAiRemaining: `x-ratelimit-remaining-${kind}`,
+  openAiReset: `x-ratelimit-reset-${kind}`,
+  anthropicRemaining: `anthropic-ratelimit-${kind}-remaining`,
+  anthropicReset: `anthropic-ratelimit-${kind}-reset`,
+}));
 
 /** "1h2m3.5s", "250ms", "7.66s" -> milliseconds; null when absent or not a duration. */
 export function parseGoDuration(value: string | undefined): number | null {
