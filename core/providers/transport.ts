@@ -7,12 +7,7 @@ import type { UpstreamCall } from './provider-adapter.ts';
 export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: UpstreamBody;
-}
-
-/** A streamed answer's body: its chunks as they arrive, or all of it as text. */
-export interface UpstreamBody extends AsyncIterable<Buffer> {
-  text(): Promise<string>;
+  body: Dispatcher.ResponseData['body'];
 }
 
 let sharedAgent: Agent | undefined;
@@ -38,154 +33,23 @@ export interface PostOptions {
   method?: 'POST' | 'GET';
 }
 
-interface DispatchEvents {
-  /** The status line and headers arrived (not called for 1xx). */
-  start(controller: Dispatcher.DispatchController, status: number, headers: UpstreamResponse['headers']): void;
-  data(chunk: Buffer): void;
-  end(): void;
-  /** Connection failure, timeout, abort: the raw error (callers map it with toTransportError). */
-  error(error: unknown): void;
-}
-
-/**
- * One request through undici's dispatch API, with the caller's AbortSignal wired to it. Both
- * readers below sit on it: it skips what `request()` builds per call (a Readable, an async-resource
- * scope, its consumers), which a router pays on every request.
- */
-function dispatchUpstream(options: PostOptions, events: DispatchEvents): void {
-  const { signal } = options;
-  let controller: Dispatcher.DispatchController | null = null;
-  let settled = false;
-  const onAbort = () => controller?.abort(signal.reason);
-  const settle = () => {
-    settled = true;
-    signal.removeEventListener('abort', onAbort);
-  };
-  if (signal.aborted) {
-    events.error(signal.reason);
-    return;
-  }
-  signal.addEventListener('abort', onAbort, { once: true });
+/** Sends one request upstream. Network failures and timeouts become retryable ProviderErrors; HTTP statuses are returned. */
+export async function sendUpstream(options: PostOptions): Promise<UpstreamResponse> {
   try {
     const { origin, path } = splitUrl(options.url);
-    options.dispatcher.dispatch(
-      {
-        origin,
-        path,
-        method: options.method ?? 'POST',
-        headers: options.headers,
-        body: options.method === 'GET' ? undefined : options.body,
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
-      },
-      {
-        onRequestStart(started) {
-          controller = started;
-          if (signal.aborted) started.abort(signal.reason);
-        },
-        onResponseStart(started, statusCode, headers) {
-          if (statusCode >= 200) events.start(started, statusCode, headers as UpstreamResponse['headers']);
-        },
-        onResponseData(_controller, chunk) {
-          events.data(chunk);
-        },
-        onResponseEnd() {
-          settle();
-          events.end();
-        },
-        onResponseError(_controller, error) {
-          if (settled) return;
-          settle();
-          events.error(error);
-        },
-      },
-    );
-  } catch (error) {
-    settle();
-    events.error(error);
-  }
-}
-
-/** Sends one request upstream; resolves at the headers with the body still arriving. Failures before the headers become ProviderErrors. */
-export function sendUpstream(options: PostOptions): Promise<UpstreamResponse> {
-  return new Promise<UpstreamResponse>((resolve, reject) => {
-    const body = new PushedBody();
-    let started = false;
-    dispatchUpstream(options, {
-      start(controller, status, headers) {
-        started = true;
-        body.controller = controller;
-        resolve({ status, headers, body });
-      },
-      data: (chunk) => body.push(chunk),
-      end: () => body.end(),
-      error(error) {
-        if (started) body.fail(error);
-        else reject(toTransportError(options.provider, error, options.signal));
-      },
+    const response = await options.dispatcher.request({
+      origin,
+      path,
+      method: options.method ?? 'POST',
+      headers: options.headers,
+      body: options.method === 'GET' ? undefined : options.body,
+      signal: options.signal,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
     });
-  });
-}
-
-/**
- * A body fed by the dispatch handler and read by one consumer, in order. Reading pauses the
- * socket when chunks pile up; a consumer that stops early (breaks out of its loop) cancels the
- * request, as destroying a Readable would.
- */
-class PushedBody implements UpstreamBody {
-  controller: Dispatcher.DispatchController | null = null;
-  private readonly chunks: Buffer[] = [];
-  private done = false;
-  private failure: { error: unknown } | null = null;
-  private wake: (() => void) | null = null;
-
-  push(chunk: Buffer): void {
-    this.chunks.push(chunk);
-    if (this.chunks.length >= 16) this.controller?.pause();
-    this.notify();
-  }
-
-  end(): void {
-    this.done = true;
-    this.notify();
-  }
-
-  fail(error: unknown): void {
-    this.failure = { error };
-    this.done = true;
-    this.notify();
-  }
-
-  private notify(): void {
-    const wake = this.wake;
-    this.wake = null;
-    wake?.();
-  }
-
-  async *[Symbol.asyncIterator](): AsyncGenerator<Buffer> {
-    try {
-      for (;;) {
-        const chunk = this.chunks.shift();
-        if (chunk) {
-          if (this.chunks.length === 0 && this.controller?.paused) this.controller.resume();
-          yield chunk;
-        } else if (this.failure) {
-          throw this.failure.error;
-        } else if (this.done) {
-          return;
-        } else {
-          await new Promise<void>((resolve) => (this.wake = resolve));
-        }
-      }
-    } finally {
-      if (!this.done) this.controller?.abort(new Error('the reader stopped before the end of the body'));
-    }
-  }
-
-  async text(): Promise<string> {
-    const parts: Buffer[] = [];
-    for await (const part of this) parts.push(part);
-    return Buffer.concat(parts).toString('utf8');
+    return { status: response.statusCode, headers: response.headers, body: response.body };
+  } catch (error) {
+    throw toTransportError(options.provider, error, options.signal);
   }
 }
 
@@ -196,21 +60,66 @@ export interface UpstreamText {
   text: string;
 }
 
-/** Sends one request and reads the whole answer (non-streaming calls): no body object at all. */
+/**
+ * Sends one request and reads the whole answer through undici's dispatch API. A non-streaming
+ * answer is read whole anyway, so this skips what `request()` builds per call for a streamed body
+ * (a Readable, its async-resource scope and the text() consumer): measurably cheaper per request.
+ */
 export function sendUpstreamForText(options: PostOptions): Promise<UpstreamText> {
   return new Promise<UpstreamText>((resolve, reject) => {
+    const { signal } = options;
+    let controller: Dispatcher.DispatchController | null = null;
     let status = 0;
     let headers: UpstreamResponse['headers'] = {};
     const parts: Buffer[] = [];
-    dispatchUpstream(options, {
-      start(_controller, statusCode, responseHeaders) {
-        status = statusCode;
-        headers = responseHeaders;
-      },
-      data: (chunk) => parts.push(chunk),
-      end: () => resolve({ status, headers, text: parts.length === 1 ? parts[0].toString('utf8') : Buffer.concat(parts).toString('utf8') }),
-      error: (error) => reject(toTransportError(options.provider, error, options.signal)),
-    });
+    const onAbort = () => controller?.abort(signal.reason);
+    const settle = () => signal.removeEventListener('abort', onAbort);
+    const fail = (error: unknown) => {
+      settle();
+      reject(toTransportError(options.provider, error, signal));
+    };
+    if (signal.aborted) {
+      fail(signal.reason);
+      return;
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      const { origin, path } = splitUrl(options.url);
+      options.dispatcher.dispatch(
+        {
+          origin,
+          path,
+          method: options.method ?? 'POST',
+          headers: options.headers,
+          body: options.method === 'GET' ? undefined : options.body,
+          headersTimeout: options.timeoutMs,
+          bodyTimeout: options.timeoutMs,
+        },
+        {
+          onRequestStart(started) {
+            controller = started;
+            if (signal.aborted) started.abort(signal.reason);
+          },
+          onResponseStart(_controller, statusCode, responseHeaders) {
+            if (statusCode < 200) return;
+            status = statusCode;
+            headers = responseHeaders as UpstreamResponse['headers'];
+          },
+          onResponseData(_controller, chunk) {
+            parts.push(chunk);
+          },
+          onResponseEnd() {
+            settle();
+            resolve({ status, headers, text: parts.length === 1 ? parts[0].toString('utf8') : Buffer.concat(parts).toString('utf8') });
+          },
+          onResponseError(_controller, error) {
+            fail(error);
+          },
+        },
+      );
+    } catch (error) {
+      fail(error);
+    }
   });
 }
 
