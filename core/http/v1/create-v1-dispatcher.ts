@@ -34,12 +34,14 @@ type Route = (req: IncomingMessage, res: ServerResponse, path: string) => void;
  * Returns false for paths it does not serve, which then go to the Express app.
  */
 export function createV1Dispatcher(deps: V1Deps): { dispatch: (req: IncomingMessage, res: ServerResponse) => boolean; drain: () => Promise<void> } {
-  /** Routed requests still running (their usage row not yet recorded), for a clean shutdown. */
-  const inFlight = new Set<Promise<void>>();
+  /** Routed requests still running (their usage row not yet recorded), for a clean shutdown: a count, not a set of promises, to keep the hot path lean. */
+  let inFlight = 0;
+  let idle: (() => void)[] = [];
   const ctx: V1Context = { router: deps.router, limiter: deps.limiter, routingFeeUsd: deps.config.routingFeeUsd, contentLog: deps.config.contentLog };
 
   const routed = (endpoint: V1Request['endpoint'], handler: V1Handler): Route => (req, res) => {
-    const running = (async () => {
+    inFlight++;
+    void (async () => {
       const request = createV1Request(endpoint);
       try {
         request.key = authenticate(req, deps.keys);
@@ -60,14 +62,20 @@ export function createV1Dispatcher(deps: V1Deps): { dispatch: (req: IncomingMess
         }
         renderError(res, error, deps.log);
       } finally {
-        const row = toUsageRecord(request, deps.config.routingFeeUsd);
-        request.admission?.settle({ tokens: row.totalTokens, costUsd: row.costUsd });
-        deps.usage.record(row);
-        if (request.content) deps.usage.recordContent({ requestId: request.requestId, ts: request.startedWall, ...request.content });
+        try {
+          const row = toUsageRecord(request, deps.config.routingFeeUsd);
+          request.admission?.settle({ tokens: row.totalTokens, costUsd: row.costUsd });
+          deps.usage.record(row);
+          if (request.content) deps.usage.recordContent({ requestId: request.requestId, ts: request.startedWall, ...request.content });
+        } finally {
+          if (--inFlight === 0 && idle.length) {
+            const waiting = idle;
+            idle = [];
+            for (const wake of waiting) wake();
+          }
+        }
       }
     })();
-    inFlight.add(running);
-    void running.finally(() => inFlight.delete(running));
   };
 
   const started = Math.floor(Date.now() / 1000);
@@ -107,7 +115,7 @@ export function createV1Dispatcher(deps: V1Deps): { dispatch: (req: IncomingMess
     return true;
   };
   const drain = async () => {
-    while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    while (inFlight > 0) await new Promise<void>((resolve) => idle.push(resolve));
   };
   return { dispatch, drain };
 }
