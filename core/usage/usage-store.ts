@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { AttemptReport } from '../errors/provider-error.ts';
 import type { PatchbayDatabase } from './open-database.ts';
-import { UsageBatchWriter, toRowValues, type ContentEntry } from './usage-batch-writer.ts';
+import { UsageBatchWriter, toRowValues, type ContentEntry, type RowValues } from './usage-batch-writer.ts';
 import type { WriterMessage, WriterThreadData } from './usage-writer-thread.ts';
 
 /** One request's metadata. Never content. */
@@ -43,6 +43,24 @@ export interface UsageTotalsRow {
 /** How often queued rows are committed. A kill -9 loses at most the rows queued in this window. */
 export const USAGE_FLUSH_INTERVAL_MS = 50;
 const USAGE_FLUSH_BATCH = 500;
+interface WriterThread {
+  worker: Worker;
+  state: Int32Array;
+  /** Number of the last batch sent. */
+  sent: number;
+  /** Batches sent and not yet committed, kept until the thread confirms them (see writeHere). */
+  unconfirmed: { seq: number; rows: RowValues[]; content: ContentEntry[] }[];
+  exited: Promise<void>;
+}
+
+/** Drops the batches the thread has committed. */
+function confirm(thread: WriterThread): void {
+  const committed = Atomics.load(thread.state, 0);
+  let done = 0;
+  while (done < thread.unconfirmed.length && thread.unconfirmed[done].seq <= committed) done++;
+  if (done) thread.unconfirmed.splice(0, done);
+}
+
 /** Longest flush() waits for the writer thread (it only waits this long on a disk that stalls). */
 const FLUSH_WAIT_MS = 5000;
 
@@ -65,11 +83,14 @@ export class UsageStore {
   private queue: UsageRecord[] = [];
   private contentQueue: ContentEntry[] = [];
   private timer: NodeJS.Timeout | null = null;
-  private readonly writer: UsageBatchWriter | null = null;
-  private readonly thread: { worker: Worker; state: Int32Array; sent: number; exited: Promise<void> } | null = null;
+  private writer: UsageBatchWriter | null = null;
+  private thread: WriterThread | null = null;
+  private closing = false;
+  private readonly log: (message: string) => void;
 
   constructor(db: PatchbayDatabase, log: (message: string) => void = (message) => console.error(message), options: UsageStoreOptions = {}) {
     this.db = db;
+    this.log = log;
     if (options.writerThread && !db.memory) {
       const state = new SharedArrayBuffer(8);
       const worker = new Worker(new URL('./usage-writer-thread.ts', import.meta.url), {
@@ -78,10 +99,15 @@ export class UsageStore {
         resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
       });
       worker.on('message', (message: { type: 'log'; message: string }) => log(message.message));
-      worker.on('error', (error) => log(`The usage writer thread failed: ${error.message}`));
+      worker.on('error', (error) => this.writeHere(`it failed: ${error.message}`));
       worker.unref();
-      const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-      this.thread = { worker, state: new Int32Array(state), sent: 0, exited };
+      const exited = new Promise<void>((resolve) =>
+        worker.once('exit', (code) => {
+          if (!this.closing) this.writeHere(`it exited with code ${code}`);
+          resolve();
+        }),
+      );
+      this.thread = { worker, state: new Int32Array(state), sent: 0, unconfirmed: [], exited };
     } else {
       this.writer = new UsageBatchWriter(db, log);
     }
@@ -115,6 +141,8 @@ export class UsageStore {
     if (this.thread) {
       const seq = ++this.thread.sent;
       const message: WriterMessage = { type: 'batch', seq, rows: JSON.stringify(rows), content: content.length ? JSON.stringify(content) : null };
+      confirm(this.thread);
+      this.thread.unconfirmed.push({ seq, rows, content });
       this.thread.worker.postMessage(message);
     } else {
       this.writer!.write(rows, content);
@@ -140,8 +168,23 @@ export class UsageStore {
     }
   }
 
+  /**
+   * The writer thread is gone (it should never be): commit here from now on, starting with the
+   * batches it was given but had not confirmed, so no row is lost.
+   */
+  private writeHere(why: string): void {
+    const thread = this.thread;
+    if (!thread) return;
+    this.thread = null;
+    confirm(thread);
+    this.log(`The usage writer thread stopped (${why}); usage rows are saved on the main thread from now on.`);
+    this.writer = new UsageBatchWriter(this.db, this.log);
+    for (const batch of thread.unconfirmed) this.writer.write(batch.rows, batch.content);
+  }
+
   /** Commits what is queued and stops the writer thread. */
   async close(): Promise<void> {
+    this.closing = true;
     this.flush();
     if (!this.thread) return;
     // Referenced again: an unreferenced thread would let Node exit before it has closed the database.

@@ -108,6 +108,26 @@ describe('UsageStore', () => {
     expect(count()).toBe(8);
   });
 
+  it('saves every row on the main thread if the writer thread dies, including the batch it had been given', async () => {
+    const { db } = open();
+    const logs: string[] = [];
+    const store = new UsageStore(db, (m) => logs.push(m), { writerThread: true });
+    const count = () => db.prepare('SELECT count(*) FROM usage').pluck().get();
+    store.record(row());
+    store.flush();
+    expect(count()).toBe(1);
+    const thread = (store as unknown as { thread: { worker: { terminate(): Promise<number> } } }).thread;
+    // A batch handed over just as the thread dies is not lost.
+    for (let i = 0; i < 3; i++) store.record(row());
+    (store as unknown as { send(): void }).send();
+    await thread.worker.terminate();
+    await vi.waitFor(() => expect(logs.join('\n')).toContain('usage rows are saved on the main thread from now on'));
+    store.record(row());
+    store.flush();
+    expect(count()).toBe(5);
+    await store.close();
+  });
+
   it('makes the database file private to the user', () => {
     const { dir } = open();
     expect(statSync(join(dir, 'patchbay.db')).mode & 0o777).toBe(0o600);
