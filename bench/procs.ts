@@ -249,11 +249,11 @@ export interface FloorProcess extends Managed {
 }
 
 /**
- * The bare Node pass-through proxy (floor-proxy.ts), run with the same node flag as Patchbay so
+ * The bare Node pass-through proxy (floor-proxy.mjs), run with the same node flag as Patchbay so
  * the two differ only in what the code does per request. It reports its port over IPC.
  */
 export async function startFloorProxy(upstreamPort: number): Promise<FloorProcess> {
-  const entry = join(BENCH_DIR, 'floor-proxy.ts');
+  const entry = join(BENCH_DIR, 'floor-proxy.mjs');
   const child = spawn(process.execPath, [...NODE_FLAGS, entry, `http://127.0.0.1:${upstreamPort}`], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   const process_ = managed(child);
   const port = await new Promise<number>((resolve, reject) => {

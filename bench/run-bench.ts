@@ -2,7 +2,7 @@
 //
 // One run measures four targets against the same zero-latency loopback upstream, interleaved in
 // rounds (direct, floor, Patchbay, Portkey, direct, floor ...): direct to the upstream, through a
-// bare Node pass-through proxy (floor-proxy.ts: node:http + undici and nothing else, the floor any
+// bare Node pass-through proxy (floor-proxy.mjs: node:http + undici and nothing else, the floor any
 // Node gateway stands on, a reference column), through Patchbay (`patchbay serve`, everything on),
 // and through the Portkey AI gateway. Every answer is
 // checked (a 200 with the right body) and the upstream's request count must match what was sent;
@@ -608,7 +608,7 @@ function buildReport(
   }
   lines.push(
     '',
-    '`floor` is a bare Node pass-through proxy (bench/floor-proxy.ts: node:http and one undici Agent, no auth, routing or logging), a reference, not a competitor: the least a Node gateway costs.',
+    '`floor` is a bare Node pass-through proxy (bench/floor-proxy.mjs: node:http and one undici Agent, no auth, routing or logging), a reference, not a competitor: the least a Node gateway costs.',
     '"Patchbay vs floor" is Patchbay − floor in the row\'s unit where less is better (CPU, latency, RSS), Patchbay / floor where more is better (throughput).',
   );
   lines.push('', `Patchbay usage rows: ${usage.rows} (${usage.ok} with status 200); routed to ${Object.entries(usage.byProvider).map(([p, n]) => `${p} ${n}`).join(', ')}.`);

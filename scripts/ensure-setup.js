@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NODE_FLAGS } from '../bin/node-flags.js';
+import { ensureCoreBuilt } from './build-core.js';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const toolsDir = join(root, '.tools');
@@ -94,6 +95,16 @@ const nodeBin = ensureNode();
 const env = { ...process.env, PATH: `${nodeBin}${process.platform === 'win32' ? ';' : ':'}${process.env.PATH ?? ''}` };
 ensureDependencies(env);
 const node = join(nodeBin, 'node');
+
+// `npm start` and the benchmark run core/ compiled to JavaScript (see scripts/build-core.js); the
+// bin finds it through PATCHBAY_DIST. Tests run the TypeScript sources.
+if (mode === 'start' || mode === 'bench') {
+  try {
+    env.PATCHBAY_DIST = ensureCoreBuilt(join(nodeBin, 'node'));
+  } catch (error) {
+    say(`${error.message}\nRunning the TypeScript sources instead.`);
+  }
+}
 
 let command;
 if (mode === 'test') command = [node, join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...rest];

@@ -93,7 +93,9 @@ export class UsageStore {
     this.log = log;
     if (options.writerThread && !db.memory) {
       const state = new SharedArrayBuffer(8);
-      const worker = new Worker(new URL('./usage-writer-thread.ts', import.meta.url), {
+      // The same kind of file as this one: TypeScript sources, or core/ compiled to JavaScript.
+      const script = new URL(import.meta.url.endsWith('.ts') ? './usage-writer-thread.ts' : './usage-writer-thread.js', import.meta.url);
+      const worker = new Worker(script, {
         workerData: { path: db.name, state } satisfies WriterThreadData,
         // A small heap: the thread holds one batch at a time (more only while the disk refuses writes).
         resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },

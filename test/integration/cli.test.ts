@@ -4,9 +4,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCore } from '../../scripts/build-core.js';
 import { OpenAiEmulator } from '../emulators/openai-emulator.ts';
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'patchbay.js');
+const ROOT = join(import.meta.dirname, '..', '..');
+const BIN = join(ROOT, 'bin', 'patchbay.js');
 const UPSTREAM_KEY = 'sk-test-cli-upstream';
 
 function cli(args: string[], env: NodeJS.ProcessEnv) {
@@ -32,9 +34,15 @@ async function serve(args: string[], env: NodeJS.ProcessEnv): Promise<{ child: C
   return { child, url, stderr: () => stderr, exit };
 }
 
-describe('the patchbay CLI', () => {
+// The CLI as the tests' sources run it, and as `npm start` runs it: core/ compiled to JavaScript
+// (scripts/build-core.js), found by the bin through PATCHBAY_DIST.
+describe.each([
+  ['from the TypeScript sources', false],
+  ['from core compiled to JavaScript', true],
+])('the patchbay CLI, %s', (_how, compiled) => {
   const emulator = new OpenAiEmulator({ apiKey: UPSTREAM_KEY });
   let home: string;
+  let dist: string | null = null;
   let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
@@ -42,10 +50,16 @@ describe('the patchbay CLI', () => {
     home = mkdtempSync(join(tmpdir(), 'patchbay-cli-'));
     writeFileSync(join(home, 'config.json'), JSON.stringify({ providers: { openai: { baseUrl: `${upstream}/v1` } } }));
     env = { PATCHBAY_HOME: home, OPENAI_API_KEY: UPSTREAM_KEY };
+    if (compiled) {
+      // Inside the project, so the compiled files find node_modules as dist/ does.
+      dist = buildCore(mkdtempSync(join(ROOT, 'dist-test-')));
+      env.PATCHBAY_DIST = dist;
+    }
   });
   afterAll(async () => {
     await emulator.close();
     rmSync(home, { recursive: true, force: true });
+    if (dist) rmSync(dist, { recursive: true, force: true });
   });
 
   it('serves on 127.0.0.1, prints the first key once, and finishes in-flight requests on SIGTERM', async () => {
@@ -61,6 +75,8 @@ describe('the patchbay CLI', () => {
     emulator.latencyMs = 0;
     expect(answer.choices[0].message.content).toBe('You said: slow one');
     expect(await first.exit).toBe(0);
+    // Its usage rows went through the writer thread, which started and never fell back.
+    expect(first.stderr()).not.toMatch(/writer thread/i);
 
     // A second start prints no new key: the first one still works, and its usage row was saved.
     const second = await serve([], env);

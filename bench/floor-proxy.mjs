@@ -1,18 +1,19 @@
 // The floor: a bare pass-through proxy on node:http + one undici Agent, written for the least
 // cost per request those two allow (plain events in, undici's dispatch API out). No auth,
-// validation, routing, logging or parsing: read the client body, send it on, send the answer back. run-bench.ts measures it as a reference
-// column (target `floor`), so the report shows where Node's own HTTP stack puts the floor for CPU
-// per request, added latency, throughput and RSS.
+// validation, routing, logging or parsing: read the client body, send it on, send the answer back.
+// run-bench.ts measures it as a reference column (target `floor`), so the report shows where Node's
+// own HTTP stack puts the floor for CPU per request, added latency, throughput and RSS. Plain
+// JavaScript, so Node loads no TypeScript stripper into it (as `npm start` runs Patchbay compiled).
 //
 // `POST /v1/chat/completions` and `POST /v1/embeddings` go to `<upstream>/floor/v1/<same path>`
 // (the bench upstream counts them as `floor chat`, `floor stream`, `floor embeddings`).
 // Upstream origin: argv[2] or FLOOR_UPSTREAM. Run as a child of run-bench.ts with IPC: it sends
 // { port } once listening on 127.0.0.1 (port 0).
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import { Agent } from 'undici';
 
 const origin = process.argv[2] || process.env.FLOOR_UPSTREAM;
-if (!origin) throw new Error('usage: node bench/floor-proxy.ts <upstream origin>');
+if (!origin) throw new Error('usage: node bench/floor-proxy.mjs <upstream origin>');
 
 // One connection pool for every request, as a gateway would keep.
 const agent = new Agent({ keepAliveTimeout: 30_000, connections: 256, pipelining: 1 });
@@ -23,8 +24,8 @@ const server = createServer((req, res) => {
     return;
   }
   // The client's body, whole (as any gateway that looks at the model must), read with plain events.
-  const parts: Buffer[] = [];
-  req.on('data', (part: Buffer) => parts.push(part));
+  const parts = [];
+  req.on('data', (part) => parts.push(part));
   req.on('end', () => forward(req, res, parts.length === 1 ? parts[0] : Buffer.concat(parts)));
 });
 
@@ -33,9 +34,9 @@ const server = createServer((req, res) => {
  * promise per request. A JSON answer is gathered and sent with its length in one write; a stream's
  * chunks are written to the client as each arrives.
  */
-function forward(req: IncomingMessage, res: ServerResponse, body: Buffer): void {
+function forward(req, res, body) {
   let streaming = false;
-  const parts: Buffer[] = [];
+  const parts = [];
   agent.dispatch(
     {
       origin,
