@@ -1,0 +1,78 @@
+// Two builds of Patchbay side by side: the same upstream and load generator, segments interleaved
+// (A B, B A, ...) over several rounds, medians reported. How the closing notes measure a change:
+//
+//   git worktree add /tmp/before HEAD~1 && ln -s "$PWD/node_modules" /tmp/before/node_modules
+//   node bench/compare-builds.ts /tmp/before/bin/patchbay.js bin/patchbay.js [--rounds 5] [--concurrency 1,16]
+//
+// Chat only (non-streaming, the bench's two-provider alias and rate-limited key); figures are CPU µs
+// per request, req/s, p50 and p99 per concurrency, and RSS at the end. Differences under ~3 % are
+// noise on a 2-core machine.
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { cpuMs, memoryMb, startLoadGen, startPatchbay, startUpstream, type PatchbayProcess } from './procs.ts';
+import { chatBody } from './wire.ts';
+
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { rounds: { type: 'string', default: '5' }, concurrency: { type: 'string', default: '1,16' } } });
+if (positionals.length !== 2) {
+  process.stderr.write('usage: node bench/compare-builds.ts <bin A> <bin B> [--rounds N] [--concurrency 1,16]\n');
+  process.exit(2);
+}
+const rounds = Number(values.rounds);
+const concurrencies = values.concurrency.split(',').map(Number);
+
+const upstream = await startUpstream();
+const loadgen = startLoadGen();
+const builds: { name: string; process: PatchbayProcess }[] = [];
+for (const [index, bin] of positionals.entries()) {
+  process.env.BENCH_PATCHBAY_BIN = resolve(bin);
+  builds.push({ name: index === 0 ? 'A' : 'B', process: await startPatchbay(upstream.port) });
+}
+
+const figures = new Map<string, { cpu: number[]; rps: number[]; p50: number[]; p99: number[] }>();
+async function segment(build: (typeof builds)[number], concurrency: number, durationMs: number): Promise<void> {
+  const pid = build.process.pid;
+  const cpuBefore = cpuMs(pid);
+  const result = await loadgen.run({
+    kind: 'chat',
+    origin: build.process.url,
+    path: '/v1/chat/completions',
+    headers: { authorization: `Bearer ${build.process.key}` },
+    body: chatBody('llama-3.3-70b'),
+    concurrency,
+    durationMs,
+    maxRequests: 1e9,
+  });
+  if (result.errors) throw new Error(`build ${build.name}: ${result.errors} wrong answers, e.g. ${result.errorSamples.join(' | ')}`);
+  const sorted = Array.from(result.latencies).sort((a, b) => a - b);
+  const key = `${build.name} ${concurrency}`;
+  const entry = figures.get(key) ?? { cpu: [], rps: [], p50: [], p99: [] };
+  entry.cpu.push(((cpuMs(pid) - cpuBefore) * 1000) / result.count);
+  entry.rps.push((result.count / result.elapsedMs) * 1000);
+  entry.p50.push(sorted[Math.floor(sorted.length * 0.5)]);
+  entry.p99.push(sorted[Math.floor(sorted.length * 0.99)]);
+  figures.set(key, entry);
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+try {
+  for (const build of builds) await segment(build, 16, 4000); // warm-up, not counted
+  figures.clear();
+  for (let round = 0; round < rounds; round++) {
+    for (const concurrency of concurrencies) {
+      for (const build of round % 2 ? [...builds].reverse() : builds) await segment(build, concurrency, 1500);
+    }
+  }
+  for (const concurrency of concurrencies) {
+    const a = figures.get(`A ${concurrency}`)!;
+    const b = figures.get(`B ${concurrency}`)!;
+    console.log(
+      `c${concurrency}: CPU µs/req A ${median(a.cpu).toFixed(0)} B ${median(b.cpu).toFixed(0)} (B/A ${(median(b.cpu) / median(a.cpu)).toFixed(3)})` +
+        ` | req/s A ${median(a.rps).toFixed(0)} B ${median(b.rps).toFixed(0)} | p50 ms A ${median(a.p50).toFixed(3)} B ${median(b.p50).toFixed(3)} | p99 ms A ${median(a.p99).toFixed(3)} B ${median(b.p99).toFixed(3)}`,
+    );
+  }
+  console.log(builds.map((b) => `RSS ${b.name} ${memoryMb(b.process.pid).rss.toFixed(0)} MB (peak ${memoryMb(b.process.pid).peak.toFixed(0)})`).join(', '));
+} finally {
+  for (const build of builds) await build.process.stop();
+  await loadgen.stop();
+  await upstream.stop();
+}
