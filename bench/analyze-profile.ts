@@ -81,6 +81,8 @@ function locate(frame: CallFrame): { where: string; group: string } {
     const pkg = rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0];
     return { where: `${pkg}/…/${rest[rest.length - 1]}:${frame.lineNumber + 1}`, group: `npm ${pkg}` };
   }
+  // core/ compiled to JavaScript (npm start, npm run bench) is grouped as its source file (line numbers are the compiled file's).
+  if (path.startsWith('dist/core/')) path = path.slice('dist/'.length).replace(/\.js$/, '.ts');
   return { where: `${path}:${frame.lineNumber + 1}`, group: path };
 }
 
