@@ -2,6 +2,8 @@
 // the server's main thread sends it. Commits (and WAL checkpoints, which wait for the disk) then
 // never stall a request. Started by UsageStore; see there for the protocol.
 import Database from 'better-sqlite3';
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { UsageBatchWriter, type ContentEntry, type RowValues } from './usage-batch-writer.ts';
 
@@ -15,6 +17,15 @@ export interface WriterThreadData {
 export type WriterMessage = { type: 'batch'; seq: number; rows: string; content: string | null } | { type: 'flush' } | { type: 'close' };
 
 const { path, state } = workerData as WriterThreadData;
+
+// This thread yields the CPU to request handling: on Linux a thread has its own nice value
+// (/proc/thread-self names its id). Elsewhere, or if not allowed, it runs at normal priority.
+try {
+  const threadId = Number(readlinkSync('/proc/thread-self').split('/').pop());
+  if (threadId > 0) setPriority(threadId, 10);
+} catch {
+  // Not Linux, or not permitted: commits still run off the request thread.
+}
 const shared = new Int32Array(state);
 const port = parentPort!;
 const db = new Database(path);

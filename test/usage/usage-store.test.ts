@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -125,6 +125,21 @@ describe('UsageStore', () => {
     store.record(row());
     store.flush();
     expect(count()).toBe(5);
+    await store.close();
+  });
+
+  it.runIf(process.platform === 'linux')('runs the writer thread at a lower CPU priority than request handling (nice 10)', async () => {
+    const niceValues = () =>
+      readdirSync('/proc/self/task').map((tid) => {
+        const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+      });
+    expect(niceValues()).not.toContain(10);
+    const { db } = open();
+    const store = new UsageStore(db, undefined, { writerThread: true });
+    store.record(row());
+    store.flush(); // the thread has started and committed: its priority is set
+    expect(niceValues()).toContain(10);
     await store.close();
   });
 
