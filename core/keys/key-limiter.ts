@@ -47,20 +47,8 @@ export class KeyLimiter {
     this.clock = clock;
   }
 
-  /** The current UTC month's bounds, recomputed only when a request crosses into the next month. */
-  private month = { start: 0, next: 0 };
-
-  private monthStart(now: number): number {
-    if (now < this.month.start || now >= this.month.next) {
-      const start = startOfMonth(now);
-      const date = new Date(start);
-      this.month = { start, next: Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) };
-    }
-    return this.month.start;
-  }
-
   private window(key: ApiKeyRecord, now: number): KeyWindow {
-    const monthStart = this.monthStart(now);
+    const monthStart = startOfMonth(now);
     let window = this.windows.get(key.id);
     if (!window || window.monthStart !== monthStart) {
       const used = this.monthUsage(key.id, monthStart);

@@ -1,7 +1,7 @@
 import type { ResolvedProvider } from '../config/load-config.ts';
 import { ProviderError } from '../errors/provider-error.ts';
 import { authHeaders } from './auth-headers.ts';
-import { getUpstreamAgent, readBodyText, sendUpstream } from './transport.ts';
+import { getUpstreamAgent, sendUpstreamForText } from './transport.ts';
 
 export interface CredentialTest {
   ok: boolean;
@@ -19,7 +19,7 @@ export async function testCredential(provider: ResolvedProvider, secret: string 
   const latency = () => Math.round(performance.now() - started);
   if (!secret && provider.requiresKey) return { ok: false, status: 0, message: `No API key is set for ${provider.name}.`, latency_ms: 0 };
   try {
-    const response = await sendUpstream({
+    const response = await sendUpstreamForText({
       provider: provider.name,
       url: `${provider.baseUrl}/models`,
       method: 'GET',
@@ -29,9 +29,8 @@ export async function testCredential(provider: ResolvedProvider, secret: string 
       timeoutMs: 15_000,
       dispatcher: getUpstreamAgent(connectTimeoutMs),
     });
-    const text = await readBodyText(provider.name, response);
     if (response.status < 400) return { ok: true, status: response.status, message: `${provider.name} accepted the key.`, latency_ms: latency() };
-    const rejected = response.status === 401 || response.status === 403 || (response.status === 400 && text.includes('API_KEY_INVALID'));
+    const rejected = response.status === 401 || response.status === 403 || (response.status === 400 && response.text.includes('API_KEY_INVALID'));
     const message = rejected ? `${provider.name} rejected the key (HTTP ${response.status}). Check that it is current and has API access.` : `${provider.name} answered HTTP ${response.status}; the key could not be confirmed.`;
     return { ok: false, status: response.status, message: secret ? message.replaceAll(secret, '[redacted]') : message, latency_ms: latency() };
   } catch (error) {

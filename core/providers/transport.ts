@@ -36,17 +36,7 @@ export interface PostOptions {
 /** Sends one request upstream. Network failures and timeouts become retryable ProviderErrors; HTTP statuses are returned. */
 export async function sendUpstream(options: PostOptions): Promise<UpstreamResponse> {
   try {
-    const { origin, path } = splitUrl(options.url);
-    const response = await options.dispatcher.request({
-      origin,
-      path,
-      method: options.method ?? 'POST',
-      headers: options.headers,
-      body: options.method === 'GET' ? undefined : options.body,
-      signal: options.signal,
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-    });
+    const response = await options.dispatcher.request({ ...dispatchOptions(options), signal: options.signal });
     return { status: response.statusCode, headers: response.headers, body: response.body };
   } catch (error) {
     throw toTransportError(options.provider, error, options.signal);
@@ -84,43 +74,45 @@ export function sendUpstreamForText(options: PostOptions): Promise<UpstreamText>
     }
     signal.addEventListener('abort', onAbort, { once: true });
     try {
-      const { origin, path } = splitUrl(options.url);
-      options.dispatcher.dispatch(
-        {
-          origin,
-          path,
-          method: options.method ?? 'POST',
-          headers: options.headers,
-          body: options.method === 'GET' ? undefined : options.body,
-          headersTimeout: options.timeoutMs,
-          bodyTimeout: options.timeoutMs,
+      options.dispatcher.dispatch(dispatchOptions(options), {
+        onRequestStart(started) {
+          controller = started;
+          if (signal.aborted) started.abort(signal.reason);
         },
-        {
-          onRequestStart(started) {
-            controller = started;
-            if (signal.aborted) started.abort(signal.reason);
-          },
-          onResponseStart(_controller, statusCode, responseHeaders) {
-            if (statusCode < 200) return;
-            status = statusCode;
-            headers = responseHeaders as UpstreamResponse['headers'];
-          },
-          onResponseData(_controller, chunk) {
-            parts.push(chunk);
-          },
-          onResponseEnd() {
-            settle();
-            resolve({ status, headers, text: parts.length === 1 ? parts[0].toString('utf8') : Buffer.concat(parts).toString('utf8') });
-          },
-          onResponseError(_controller, error) {
-            fail(error);
-          },
+        onResponseStart(_controller, statusCode, responseHeaders) {
+          if (statusCode < 200) return;
+          status = statusCode;
+          headers = responseHeaders as UpstreamResponse['headers'];
         },
-      );
+        onResponseData(_controller, chunk) {
+          parts.push(chunk);
+        },
+        onResponseEnd() {
+          settle();
+          resolve({ status, headers, text: parts.length === 1 ? parts[0].toString('utf8') : Buffer.concat(parts).toString('utf8') });
+        },
+        onResponseError(_controller, error) {
+          fail(error);
+        },
+      });
     } catch (error) {
       fail(error);
     }
   });
+}
+
+/** What undici needs for one request, whichever API sends it. */
+function dispatchOptions(options: PostOptions): Dispatcher.DispatchOptions {
+  const { origin, path } = splitUrl(options.url);
+  return {
+    origin,
+    path,
+    method: options.method ?? 'POST',
+    headers: options.headers,
+    body: options.method === 'GET' ? undefined : options.body,
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+  };
 }
 
 const splitUrls = new Map<string, { origin: string; path: string }>();

@@ -60,7 +60,7 @@ interface PlanShape {
   /** Capable endpoints: the primary group, then each fallback (or the auto tiers). */
   groups: { label: string; endpoints: Endpoint[] }[];
   /** What a key's model restriction is checked against: each model as named, with all its endpoints. */
-  allowed: { name: string; endpoints: Endpoint[] }[];
+  allowed: { label: string; endpoints: Endpoint[] }[];
   /** The smallest context window among the candidates (Infinity when none states one). */
   smallestContext: number;
 }
@@ -135,36 +135,28 @@ export class Router {
     for (const model of request.fallbackModels) key += `\u0001${model}`;
     let shape = this.shapes.get(key);
     if (!shape) {
-      const { catalog, config } = this.deps;
-      const primary = resolveModel(request.model, catalog, config.providers);
+      const primary = resolveModel(request.model, this.deps.catalog, this.deps.config.providers);
       this.checkAllowed(request, base.name, primary.endpoints);
-      const groups = [{ label: base.name, endpoints: primary.endpoints, allowedAs: base.name }];
-      for (const [index, model] of request.fallbackModels.entries()) {
-        const extra = resolveModel(model, catalog, config.providers, `X-Patchbay-Fallback[${index}]`);
-        const name = splitStrategySuffix(model).name;
-        this.checkAllowed(request, name, extra.endpoints);
-        groups.push({ label: name, endpoints: extra.endpoints, allowedAs: name });
-      }
+      const named = [{ label: base.name, endpoints: primary.endpoints }, ...this.resolveFallbacks(request)];
+      const groups = this.capableGroups(named, request);
       shape = {
         strategy: primary.strategy,
         reason: primary.pinned ? `pinned to ${primary.endpoints[0].id}` : `alias ${base.name}`,
-        // Capability: if the primary group cannot do what was asked at all, that is the caller's mistake (400).
-        groups: groups.map((group, i) => ({ label: group.label, endpoints: this.filterCapable(group.endpoints, request, i === 0) })),
-        allowed: groups.map((group) => ({ name: group.allowedAs, endpoints: group.endpoints })),
-        smallestContext: 0,
+        groups,
+        allowed: named,
+        smallestContext: smallestContext(groups),
       };
-      shape.smallestContext = smallestContext(shape.groups);
       if (this.shapes.size >= MAX_CACHED_SHAPES) this.shapes.clear();
       this.shapes.set(key, shape);
     } else if (request.allowedModels) {
-      for (const group of shape.allowed) this.checkAllowed(request, group.name, group.endpoints);
+      for (const group of shape.allowed) this.checkAllowed(request, group.label, group.endpoints);
     }
     return shape;
   }
 
   /** `auto`: the tier follows the prompt, so its shape is built per request. */
   private autoShape(request: RouteRequest, strategy: Strategy | undefined): PlanShape {
-    const { catalog, config } = this.deps;
+    const { catalog } = this.deps;
     const choice = chooseAutoTier(catalog, {
       promptTokens: roughTokens(request.prompt),
       maxTokens: request.maxTokens,
@@ -172,17 +164,27 @@ export class Router {
       images: request.needs.some((n) => n.capability === 'images'),
     });
     const tier = (aliases: string[]) => aliases.flatMap((alias) => (catalog.aliases.get(alias) ?? []).map((id) => catalog.endpoints.get(id)!).filter(Boolean));
-    const groups = [
-      { label: 'auto', endpoints: tier(choice.primary) },
-      { label: 'auto', endpoints: tier(choice.secondary) },
-    ];
-    for (const [index, model] of request.fallbackModels.entries()) {
-      const extra = resolveModel(model, catalog, config.providers, `X-Patchbay-Fallback[${index}]`);
-      this.checkAllowed(request, model, extra.endpoints);
-      groups.push({ label: splitStrategySuffix(model).name, endpoints: extra.endpoints });
-    }
-    const capable = groups.map((group, i) => ({ label: group.label, endpoints: this.filterCapable(group.endpoints, request, i === 0) }));
-    return { strategy, reason: `auto: ${choice.reason}`, groups: capable, allowed: [], smallestContext: smallestContext(capable) };
+    const named = [{ label: 'auto', endpoints: tier(choice.primary) }, { label: 'auto', endpoints: tier(choice.secondary) }, ...this.resolveFallbacks(request)];
+    const groups = this.capableGroups(named, request);
+    return { strategy, reason: `auto: ${choice.reason}`, groups, allowed: [], smallestContext: smallestContext(groups) };
+  }
+
+  /**
+   * The X-Patchbay-Fallback models, each checked against the key's model restriction. The label
+   * (the model without a `:strategy` suffix) also keys round-robin turns: one counter per model.
+   */
+  private resolveFallbacks(request: RouteRequest): { label: string; endpoints: Endpoint[] }[] {
+    return request.fallbackModels.map((model, index) => {
+      const extra = resolveModel(model, this.deps.catalog, this.deps.config.providers, `X-Patchbay-Fallback[${index}]`);
+      const label = splitStrategySuffix(model).name;
+      this.checkAllowed(request, label, extra.endpoints);
+      return { label, endpoints: extra.endpoints };
+    });
+  }
+
+  /** Capability: if the primary group cannot do what was asked at all, that is the caller's mistake (400). */
+  private capableGroups(groups: { label: string; endpoints: Endpoint[] }[], request: RouteRequest): { label: string; endpoints: Endpoint[] }[] {
+    return groups.map((group, i) => ({ label: group.label, endpoints: this.filterCapable(group.endpoints, request, i === 0) }));
   }
 
   private nextTurn(label: string, size: number): number {

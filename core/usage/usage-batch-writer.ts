@@ -13,9 +13,6 @@ export interface ContentEntry {
 
 const COLUMNS = `ts, request_id, key_id, endpoint, requested_model, provider, model, strategy, status, error_type,
   stream, prompt_tokens, completion_tokens, total_tokens, input_price, output_price, cost_usd, latency_ms, first_byte_ms, attempts`;
-const COLUMN_COUNT = 20;
-/** Rows per multi-row INSERT (16 × 20 parameters, far below SQLite's limit). */
-const ROWS_PER_INSERT = 16;
 const RETRY_AFTER_FAILURE_MS = 1000;
 /** Rows kept in memory while the database refuses writes (about 50 MB at most). */
 const MAX_PENDING_ROWS = 100_000;
@@ -47,15 +44,10 @@ export class UsageBatchWriter {
   constructor(db: PatchbayDatabase, log: (message: string) => void, onDrained: () => void = () => undefined) {
     this.log = log;
     this.onDrained = onDrained;
-    const placeholders = (rows: number) => Array.from({ length: rows }, () => `(${'?, '.repeat(COLUMN_COUNT - 1)}?)`).join(', ');
-    const insertOne = db.prepare(`INSERT INTO usage (${COLUMNS}) VALUES ${placeholders(1)}`);
-    const insertMany = db.prepare(`INSERT INTO usage (${COLUMNS}) VALUES ${placeholders(ROWS_PER_INSERT)}`);
+    const insert = db.prepare(`INSERT INTO usage (${COLUMNS}) VALUES (${'?, '.repeat(19)}?)`);
     const insertContent = db.prepare('INSERT OR REPLACE INTO content_log (request_id, ts, request, response) VALUES (@requestId, @ts, @request, @response)');
     this.commit = db.transaction((rows: RowValues[], content: ContentEntry[]) => {
-      // Several rows per statement: each call into SQLite has a fixed cost paid per row otherwise.
-      let next = 0;
-      for (; next + ROWS_PER_INSERT <= rows.length; next += ROWS_PER_INSERT) insertMany.run(rows.slice(next, next + ROWS_PER_INSERT).flat());
-      for (; next < rows.length; next++) insertOne.run(rows[next]);
+      for (const row of rows) insert.run(row);
       for (const entry of content) insertContent.run(entry);
     });
   }

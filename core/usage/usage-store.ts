@@ -43,6 +43,9 @@ export interface UsageTotalsRow {
 /** How often queued rows are committed. A kill -9 loses at most the rows queued in this window. */
 export const USAGE_FLUSH_INTERVAL_MS = 50;
 const USAGE_FLUSH_BATCH = 500;
+/** Longest flush() waits for the writer thread (it only waits this long on a disk that stalls). */
+const FLUSH_WAIT_MS = 5000;
+
 interface WriterThread {
   worker: Worker;
   state: Int32Array;
@@ -60,9 +63,6 @@ function confirm(thread: WriterThread): void {
   while (done < thread.unconfirmed.length && thread.unconfirmed[done].seq <= committed) done++;
   if (done) thread.unconfirmed.splice(0, done);
 }
-
-/** Longest flush() waits for the writer thread (it only waits this long on a disk that stalls). */
-const FLUSH_WAIT_MS = 5000;
 
 export interface UsageStoreOptions {
   /**
