@@ -4,6 +4,10 @@
 //   git worktree add /tmp/before HEAD~1 && ln -s "$PWD/node_modules" /tmp/before/node_modules
 //   node bench/compare-builds.ts /tmp/before/bin/patchbay.js bin/patchbay.js [--rounds 5] [--concurrency 1,16]
 //
+// The same build twice with different Node flags (how the V8 flags were chosen), e.g.:
+//
+//   node bench/compare-builds.ts bin/patchbay.js bin/patchbay.js --args-b=--single-threaded-gc
+//
 // Chat only (non-streaming, the bench's two-provider alias and rate-limited key); figures are CPU µs
 // per request, req/s, p50 and p99 per concurrency, and RSS at the end. Differences under ~3 % are
 // noise on a 2-core machine.
@@ -12,7 +16,13 @@ import { parseArgs } from 'node:util';
 import { cpuMs, memoryMb, startLoadGen, startPatchbay, startUpstream, type PatchbayProcess } from './procs.ts';
 import { chatBody } from './wire.ts';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { rounds: { type: 'string', default: '5' }, concurrency: { type: 'string', default: '1,16' } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: {
+    rounds: { type: 'string', default: '5' },
+    concurrency: { type: 'string', default: '1,16' },
+    'args-a': { type: 'string', default: '' },
+    'args-b': { type: 'string', default: '' },
+  },
+});
 if (positionals.length !== 2) {
   process.stderr.write('usage: node bench/compare-builds.ts <bin A> <bin B> [--rounds N] [--concurrency 1,16]\n');
   process.exit(2);
@@ -25,7 +35,8 @@ const loadgen = startLoadGen();
 const builds: { name: string; process: PatchbayProcess }[] = [];
 for (const [index, bin] of positionals.entries()) {
   process.env.BENCH_PATCHBAY_BIN = resolve(bin);
-  builds.push({ name: index === 0 ? 'A' : 'B', process: await startPatchbay(upstream.port) });
+  const args = (index === 0 ? values['args-a'] : values['args-b']).split(' ').filter(Boolean);
+  builds.push({ name: index === 0 ? 'A' : 'B', process: await startPatchbay(upstream.port, args) });
 }
 
 const figures = new Map<string, { cpu: number[]; rps: number[]; p50: number[]; p99: number[] }>();

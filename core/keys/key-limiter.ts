@@ -11,7 +11,6 @@ export interface Estimate {
 
 /** A request let through: it holds its reservation until it settles with what it really used. */
 export interface Admission {
-  headers: Record<string, string>;
   settle(actual: Estimate): void;
 }
 
@@ -21,6 +20,8 @@ interface KeyWindow {
   /** Tokens in the last minute; an entry is the reservation, replaced by the actual count on settle. */
   tokens: SlidingLog;
   monthStart: number;
+  /** Start of the next month: the window holds while now is before it (no date arithmetic per request). */
+  monthEnd: number;
   usedTokens: number;
   usedUsd: number;
   reservedTokens: number;
@@ -48,14 +49,15 @@ export class KeyLimiter {
   }
 
   private window(key: ApiKeyRecord, now: number): KeyWindow {
-    const monthStart = startOfMonth(now);
     let window = this.windows.get(key.id);
-    if (!window || window.monthStart !== monthStart) {
+    if (!window || now >= window.monthEnd || now < window.monthStart) {
+      const monthStart = startOfMonth(now);
       const used = this.monthUsage(key.id, monthStart);
       window = {
         requests: window?.requests ?? new SlidingLog(),
         tokens: window?.tokens ?? new SlidingLog(),
         monthStart,
+        monthEnd: startOfNextMonth(now),
         usedTokens: used.tokens,
         usedUsd: used.usd,
         // Requests in flight across the month boundary settle into the old month's window, not this one.
@@ -80,8 +82,8 @@ export class KeyLimiter {
     return this.headersFor(key, this.window(key, now), now);
   }
 
-  /** Admits the request or throws a 429 that says which limit and when to retry. */
-  admit(key: ApiKeyRecord, estimate: Estimate): Admission {
+  /** Admits the request (writing its x-ratelimit-* headers into `headers`) or throws a 429 that says which limit and when to retry. */
+  admit(key: ApiKeyRecord, estimate: Estimate, headers: Record<string, string> = {}): Admission {
     const now = this.clock();
     const window = this.window(key, now);
     if (key.monthlyTokenCap !== null && window.usedTokens + window.reservedTokens + estimate.tokens > key.monthlyTokenCap) {
@@ -114,10 +116,9 @@ export class KeyLimiter {
     const tokenEntry = key.tpmLimit !== null ? window.tokens.push(now, estimate.tokens) : -1;
     window.reservedTokens += estimate.tokens;
     window.reservedUsd += estimate.costUsd;
-    const headers = this.headersFor(key, window, now);
+    this.headersFor(key, window, now, headers);
     let settled = false;
     return {
-      headers,
       settle: (actual: Estimate) => {
         if (settled) return;
         settled = true;
@@ -134,8 +135,7 @@ export class KeyLimiter {
     };
   }
 
-  private headersFor(key: ApiKeyRecord, window: KeyWindow, now: number): Record<string, string> {
-    const headers: Record<string, string> = {};
+  private headersFor(key: ApiKeyRecord, window: KeyWindow, now: number, headers: Record<string, string> = {}): Record<string, string> {
     if (key.rpmLimit !== null) {
       const oldest = window.requests.oldest();
       headers['x-ratelimit-limit-requests'] = String(key.rpmLimit);
@@ -165,4 +165,9 @@ export function formatDuration(ms: number): string {
 export function startOfMonth(now: number): number {
   const date = new Date(now);
   return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+}
+
+function startOfNextMonth(now: number): number {
+  const date = new Date(now);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
 }

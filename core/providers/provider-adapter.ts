@@ -26,6 +26,8 @@ export interface UpstreamCall {
 export interface JsonReply {
   /** The serialized OpenAI JSON body sent to the client as is. */
   body: string;
+  /** `body` as bytes, when the adapter has them (the upstream's own, unchanged): written without encoding the text again. */
+  bytes?: Buffer;
   usage: Usage | null;
 }
 

@@ -48,6 +48,8 @@ export interface UpstreamText {
   status: number;
   headers: UpstreamResponse['headers'];
   text: string;
+  /** The same answer as the bytes that arrived: sent on to the client as they are when nothing in it changes. */
+  bytes: Buffer;
 }
 
 /**
@@ -89,7 +91,8 @@ export function sendUpstreamForText(options: PostOptions): Promise<UpstreamText>
         },
         onResponseEnd() {
           settle();
-          resolve({ status, headers, text: parts.length === 1 ? parts[0].toString('utf8') : Buffer.concat(parts).toString('utf8') });
+          const bytes = parts.length === 1 ? parts[0] : Buffer.concat(parts);
+          resolve({ status, headers, text: bytes.toString('utf8'), bytes });
         },
         onResponseError(_controller, error) {
           fail(error);
@@ -202,12 +205,29 @@ function upstreamRequest(options: { call: UpstreamCall; url: string; body: objec
   return {
     provider: call.provider.name,
     url: options.url,
-    headers: { 'content-type': 'application/json', accept: options.accept ?? 'application/json', ...authHeaders(call.provider.protocol, call.apiKey), ...call.provider.headers },
+    headers: requestHeaders(call.provider, call.apiKey, options.accept ?? 'application/json'),
     body: JSON.stringify(options.body),
     signal: call.signal,
     timeoutMs: call.firstByteTimeoutMs,
     dispatcher: getUpstreamAgent(options.connectTimeoutMs),
   };
+}
+
+/** Each provider's request headers for its current secret, built once per provider, secret and accept type (undici only reads them). */
+const headerSets = new WeakMap<UpstreamCall['provider'], { apiKey: string | undefined; byAccept: Map<string, Record<string, string>> }>();
+
+function requestHeaders(provider: UpstreamCall['provider'], apiKey: string | undefined, accept: string): Record<string, string> {
+  let entry = headerSets.get(provider);
+  if (!entry || entry.apiKey !== apiKey) {
+    entry = { apiKey, byAccept: new Map() };
+    headerSets.set(provider, entry);
+  }
+  let headers = entry.byAccept.get(accept);
+  if (!headers) {
+    headers = Object.freeze({ 'content-type': 'application/json', accept, ...authHeaders(provider.protocol, apiKey), ...provider.headers });
+    entry.byAccept.set(accept, headers);
+  }
+  return headers;
 }
 
 /** A provider announcing that a limit is used up: routing skips the endpoint until the reset. */
@@ -217,11 +237,12 @@ function noteRateLimit(call: UpstreamCall, headers: UpstreamResponse['headers'])
   if (until !== null) call.onRateLimitExhausted(until);
 }
 
-/** postToProvider for a non-streaming call: the whole answer as text, or the provider's error mapped. */
-export async function postToProviderForText(options: { call: UpstreamCall; url: string; body: object; connectTimeoutMs: number; mapError: ErrorMapper }): Promise<string> {
+/** postToProvider for a non-streaming call: the whole answer (as text and as bytes), or the provider's error mapped. */
+export function postToProviderForText(options: { call: UpstreamCall; url: string; body: object; connectTimeoutMs: number; mapError: ErrorMapper }): Promise<UpstreamText> {
   const { call } = options;
-  const response = await sendUpstreamForText(upstreamRequest(options));
-  if (response.status >= 400) throw options.mapError(call.provider.name, response.status, response.headers, response.text);
-  noteRateLimit(call, response.headers);
-  return response.text;
+  return sendUpstreamForText(upstreamRequest(options)).then((response) => {
+    if (response.status >= 400) throw options.mapError(call.provider.name, response.status, response.headers, response.text);
+    noteRateLimit(call, response.headers);
+    return response;
+  });
 }

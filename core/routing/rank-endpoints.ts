@@ -44,42 +44,60 @@ export function availability(health: EndpointHealth): number {
  *   A = availability: (successes + 1) / (attempts + 2) over the window (1 if never tried).
  */
 export function rankEndpoints(endpoints: Endpoint[], ctx: RankContext): RankedEndpoint[] {
-  if (endpoints.length <= 1) return endpoints.map((endpoint) => ({ endpoint, score: 1 }));
-  const healths = endpoints.map((e) => ctx.health(e.id));
-  const latencies = healths.map((h) => measuredLatency(h, ctx.stream));
-  const costs = endpoints.map((e) => expectedCost(e, ctx.promptTokens, ctx.completionTokens));
-  const known = latencies.filter((l): l is number => l !== null);
-  const fastest = known.length ? Math.max(Math.min(...known), 0.001) : 1;
-  const cheapest = Math.min(...costs);
+  const n = endpoints.length;
+  if (n <= 1) return n === 0 ? [] : [{ endpoint: endpoints[0], score: 1 }];
+  if (ctx.strategy === 'round-robin') {
+    const start = ctx.turn % n;
+    const order: RankedEndpoint[] = new Array(n);
+    for (let i = 0; i < n; i++) order[i] = { endpoint: endpoints[(start + i) % n], score: i === 0 ? 1 : 0 };
+    return order;
+  }
+  // Plain loops over small arrays: ranking runs on every request, so it allocates only what it returns.
+  const healths: EndpointHealth[] = new Array(n);
+  const latencies: (number | null)[] = new Array(n);
+  const costs: number[] = new Array(n);
+  let fastest = Number.POSITIVE_INFINITY;
+  let cheapest = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < n; i++) {
+    healths[i] = ctx.health(endpoints[i].id);
+    const latency = measuredLatency(healths[i], ctx.stream);
+    latencies[i] = latency;
+    if (latency !== null && latency < fastest) fastest = latency;
+    costs[i] = expectedCost(endpoints[i], ctx.promptTokens, ctx.completionTokens);
+    if (costs[i] < cheapest) cheapest = costs[i];
+  }
+  fastest = fastest === Number.POSITIVE_INFINITY ? 1 : Math.max(fastest, 0.001);
 
   const latencyScore = (i: number) => (latencies[i] === null ? 1 : fastest / Math.max(latencies[i]!, 0.001));
   const costScore = (i: number) => (costs[i] === 0 ? 1 : cheapest / costs[i]);
-  const availabilityScore = (i: number) => availability(healths[i]);
+  const { latency: wL, cost: wC, availability: wA } = ctx.weights;
+  const weightTotal = wL + wC + wA || 1;
 
-  let scores: number[];
-  switch (ctx.strategy) {
-    case 'latency':
-      // Never-measured endpoints go first (each is tried once), then the fastest.
-      scores = endpoints.map((_, i) => (latencies[i] === null ? 2 : latencyScore(i)));
-      break;
-    case 'cost':
-      scores = endpoints.map((_, i) => costScore(i));
-      break;
-    case 'availability':
-      scores = endpoints.map((_, i) => availabilityScore(i));
-      break;
-    case 'round-robin': {
-      const start = ctx.turn % endpoints.length;
-      return endpoints.map((_, i) => ({ endpoint: endpoints[(start + i) % endpoints.length], score: i === 0 ? 1 : 0 }));
+  const ranked: RankedEndpoint[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    let score: number;
+    switch (ctx.strategy) {
+      case 'latency':
+        // Never-measured endpoints go first (each is tried once), then the fastest.
+        score = latencies[i] === null ? 2 : latencyScore(i);
+        break;
+      case 'cost':
+        score = costScore(i);
+        break;
+      case 'availability':
+        score = availability(healths[i]);
+        break;
+      case 'balanced':
+        score = (wL * latencyScore(i) + wC * costScore(i) + wA * availability(healths[i])) / weightTotal;
+        break;
     }
-    case 'balanced': {
-      const { latency: wL, cost: wC, availability: wA } = ctx.weights;
-      const total = wL + wC + wA || 1;
-      scores = endpoints.map((_, i) => (wL * latencyScore(i) + wC * costScore(i) + wA * availabilityScore(i)) / total);
-      break;
+    // Best first, stable (insertion sort: ties keep catalog order; the groups are a handful of endpoints).
+    let j = i - 1;
+    while (j >= 0 && ranked[j].score < score) {
+      ranked[j + 1] = ranked[j];
+      j--;
     }
+    ranked[j + 1] = { endpoint: endpoints[i], score };
   }
-  return endpoints
-    .map((endpoint, i) => ({ endpoint, score: scores[i] }))
-    .sort((a, b) => b.score - a.score);
+  return ranked;
 }

@@ -81,27 +81,37 @@ export class Router {
   private readonly deps: RouterDeps;
   private readonly turns = new Map<string, number>();
   private readonly shapes = new Map<string, PlanShape>();
+  private readonly healthOf: (id: string) => ReturnType<HealthTracker['health']>;
 
   constructor(deps: RouterDeps) {
     this.deps = deps;
+    this.healthOf = (id) => deps.health.health(id);
   }
 
-  async plan(request: RouteRequest): Promise<RoutePlan> {
+  /**
+   * The ranked candidates for a request. Synchronous unless the prompt might not fit a candidate's
+   * context window: only then does it wait for an exact token count (a promise). The hot path
+   * does not pay for a promise it does not need.
+   */
+  plan(request: RouteRequest): RoutePlan | Promise<RoutePlan> {
     const shape = this.shapeFor(request);
     const strategy = request.strategy ?? shape.strategy ?? this.deps.config.strategy;
-    let reason = shape.reason;
-    let promptTokens = roughTokens(request.prompt);
-    let groups = shape.groups;
+    const rough = roughTokens(request.prompt);
     // Only a prompt that might not fit the smallest context window among the candidates is counted exactly.
     if (request.prompt.bytes + (request.maxTokens ?? 0) > shape.smallestContext) {
-      groups = groups.map((group) => ({ ...group }));
-      promptTokens = await this.fitContext(groups, request, promptTokens);
+      const groups = shape.groups.map((group) => ({ ...group }));
+      return this.fitContext(groups, request, rough).then((promptTokens) => this.rank(request, shape, strategy, groups, promptTokens));
     }
+    return this.rank(request, shape, strategy, shape.groups, rough);
+  }
 
+  private rank(request: RouteRequest, shape: PlanShape, strategy: Strategy, groups: PlanShape['groups'], promptTokens: number): RoutePlan {
+    let reason = shape.reason;
     const reasons: string[] = [];
     const ranked: Endpoint[] = [];
     for (const group of groups) {
-      const eligible = group.endpoints.filter((e) => this.isEligible(e, reasons) && !ranked.some((r) => r.id === e.id));
+      const eligible: Endpoint[] = [];
+      for (const endpoint of group.endpoints) if (this.isEligible(endpoint, reasons) && !hasId(ranked, endpoint.id)) eligible.push(endpoint);
       const turn = this.nextTurn(group.label, eligible.length);
       const order = rankEndpoints(eligible, {
         strategy,
@@ -109,7 +119,7 @@ export class Router {
         promptTokens,
         completionTokens: request.maxTokens ?? ASSUMED_COMPLETION_TOKENS,
         weights: this.deps.config.weights,
-        health: (id) => this.deps.health.health(id),
+        health: this.healthOf,
         turn,
       });
       if (ranked.length === 0 && order.length > 0) reason += `; ${strategy} chose ${order[0].endpoint.id}`;
@@ -128,13 +138,14 @@ export class Router {
    * The key's model restriction is checked on every request.
    */
   private shapeFor(request: RouteRequest): PlanShape {
-    const base = splitStrategySuffix(request.model);
-    if (base.name === 'auto' && request.operation !== 'embeddings') return this.autoShape(request, base.strategy);
     let key = `${request.operation}\u0000${request.model}`;
     for (const need of request.needs) key += `\u0000${need.capability}`;
     for (const model of request.fallbackModels) key += `\u0001${model}`;
     let shape = this.shapes.get(key);
     if (!shape) {
+      // `auto` is never kept (its tier follows the prompt), so it is only ever found here.
+      const base = splitStrategySuffix(request.model);
+      if (base.name === 'auto' && request.operation !== 'embeddings') return this.autoShape(request, base.strategy);
       const primary = resolveModel(request.model, this.deps.catalog, this.deps.config.providers);
       this.checkAllowed(request, base.name, primary.endpoints);
       const named = [{ label: base.name, endpoints: primary.endpoints }, ...this.resolveFallbacks(request)];
@@ -353,6 +364,12 @@ export class Router {
   }
 }
 
+
+/** Whether an endpoint with this id is already in the list (a fallback model may share endpoints with the primary). */
+function hasId(endpoints: Endpoint[], id: string): boolean {
+  for (const endpoint of endpoints) if (endpoint.id === id) return true;
+  return false;
+}
 
 function fail(reasons: string[], reason: string): false {
   reasons.push(reason);

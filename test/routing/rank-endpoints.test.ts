@@ -64,6 +64,14 @@ describe('rankEndpoints', () => {
     expect(rank('availability', { 'a/cheap-slow': health(50, 49, 10), 'b/dear-fast': health(50, 50, 10) }, {}, [cheapSlow, dearFast, fresh])[0]).toBe('c/fresh');
   });
 
+  it('orders many endpoints best first and keeps catalog order among equal scores', () => {
+    const priced = [5, 1, 4, 2, 3].map((price, i) => endpoint(`p${i}/m`, price, price));
+    expect(rank('cost', {}, {}, priced)).toEqual(['p1/m', 'p3/m', 'p4/m', 'p2/m', 'p0/m']);
+    const same = ['a/one', 'b/two', 'c/three', 'd/four'].map((id) => endpoint(id, 1, 1));
+    expect(rank('cost', {}, {}, same)).toEqual(['a/one', 'b/two', 'c/three', 'd/four']);
+    expect(rank('balanced', {}, {}, same)).toEqual(['a/one', 'b/two', 'c/three', 'd/four']);
+  });
+
   it('round-robin rotates by turn', () => {
     expect([0, 1, 2, 3].map((turn) => rank('round-robin', {}, { turn }, [cheapSlow, dearFast, fresh])[0])).toEqual(['a/cheap-slow', 'b/dear-fast', 'c/fresh', 'a/cheap-slow']);
   });

@@ -29,7 +29,11 @@ export interface V1Context {
   contentLog: boolean;
 }
 
-/** Routes one operation and writes its answer: one JSON body, or an SSE stream that ends in [DONE] or an error event. */
+/**
+ * Routes one operation and writes its answer: one JSON body, or an SSE stream that ends in [DONE]
+ * or an error event. One async function for the whole JSON path, and a plan made without a
+ * promise when it can be: every async layer costs each request a promise and a microtask turn.
+ */
 export async function serveRouted(req: IncomingMessage, res: ServerResponse, ctx: V1Context, request: V1Request, operation: RoutedOperation): Promise<void> {
   request.requestedModel = operation.route.model;
   request.stream = operation.stream;
@@ -41,46 +45,41 @@ export async function serveRouted(req: IncomingMessage, res: ServerResponse, ctx
   };
   res.on('close', onClose);
   try {
-    await planAndServe(req, res, ctx, request, operation, abort.signal);
+    const { router } = ctx;
+    const planned = router.plan({
+      ...operation.route,
+      stream: operation.stream,
+      allowedModels: request.key?.allowedModels ?? null,
+      strategy: parseStrategyHeader(req.headers['x-patchbay-strategy'] as string | undefined),
+      fallbackModels: parseFallbackHeader(req.headers['x-patchbay-fallback'] as string | undefined),
+    });
+    const plan = planned instanceof Promise ? await planned : planned;
+    const key = request.key;
+    if (key && KeyLimiter.isLimited(key)) {
+      const outputTokens = operation.route.maxTokens ?? ASSUMED_COMPLETION_TOKENS;
+      const costUsd = Math.max(...plan.candidates.map((e) => expectedCost(e, plan.promptTokens, outputTokens))) + ctx.routingFeeUsd;
+      request.admission = ctx.limiter.admit(key, { tokens: plan.promptTokens + outputTokens, costUsd }, request.headers);
+    }
+    if (operation.stream && operation.openStream) {
+      await serveStream(res, router, request, operation, plan, abort.signal);
+      return;
+    }
+    const reply = await router.execute(plan, request.trace, abort.signal, false, operation.json);
+    request.usage = reply.usage;
+    request.trace.firstByteMs = elapsedMs(request);
+    const headers = request.headers;
+    headers['content-type'] = 'application/json';
+    headers['content-length'] = String(reply.bytes ? reply.bytes.length : Buffer.byteLength(reply.body));
+    headers['x-patchbay-provider'] = request.trace.endpoint!.provider;
+    headers['x-patchbay-strategy'] = plan.strategy;
+    headers['x-patchbay-route-reason'] = plan.reason;
+    headers['x-patchbay-latency-ms'] = String(request.trace.firstByteMs);
+    res.writeHead(200, headers);
+    res.end(reply.bytes ?? reply.body);
+    if (request.content) request.content.response = reply.body;
   } finally {
     res.off('close', onClose);
   }
-}
-
-async function planAndServe(req: IncomingMessage, res: ServerResponse, ctx: V1Context, request: V1Request, operation: RoutedOperation, signal: AbortSignal): Promise<void> {
-  const { router } = ctx;
-  const plan = await router.plan({
-    ...operation.route,
-    stream: operation.stream,
-    allowedModels: request.key?.allowedModels ?? null,
-    strategy: parseStrategyHeader(req.headers['x-patchbay-strategy'] as string | undefined),
-    fallbackModels: parseFallbackHeader(req.headers['x-patchbay-fallback'] as string | undefined),
-  });
-  const key = request.key;
-  if (key && KeyLimiter.isLimited(key)) {
-    const outputTokens = operation.route.maxTokens ?? ASSUMED_COMPLETION_TOKENS;
-    const costUsd = Math.max(...plan.candidates.map((e) => expectedCost(e, plan.promptTokens, outputTokens))) + ctx.routingFeeUsd;
-    request.admission = ctx.limiter.admit(key, { tokens: plan.promptTokens + outputTokens, costUsd });
-    Object.assign(request.headers, request.admission.headers);
-  }
-  if (operation.stream && operation.openStream) await serveStream(res, router, request, operation, plan, signal);
-  else await serveJson(res, router, request, operation, plan, signal);
-}
-
-async function serveJson(res: ServerResponse, router: Router, request: V1Request, operation: RoutedOperation, plan: RoutePlan, signal: AbortSignal) {
-  const reply = await router.execute(plan, request.trace, signal, false, (adapter, call) => operation.json(adapter, call));
-  request.usage = reply.usage;
-  request.trace.firstByteMs = elapsedMs(request);
-  const headers = request.headers;
-  headers['content-type'] = 'application/json';
-  headers['content-length'] = String(Buffer.byteLength(reply.body));
-  headers['x-patchbay-provider'] = request.trace.endpoint!.provider;
-  headers['x-patchbay-strategy'] = plan.strategy;
-  headers['x-patchbay-route-reason'] = plan.reason;
-  headers['x-patchbay-latency-ms'] = String(request.trace.firstByteMs);
-  res.writeHead(200, headers);
-  res.end(reply.body);
-  if (request.content) request.content.response = reply.body;
 }
 
 async function serveStream(res: ServerResponse, router: Router, request: V1Request, operation: RoutedOperation, plan: RoutePlan, signal: AbortSignal) {

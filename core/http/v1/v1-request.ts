@@ -31,11 +31,18 @@ export interface V1Request {
 
 let counter = 0;
 const processTag = randomBytes(4).toString('hex');
+let prefixMs = -1;
+let prefix = '';
 
-/** Unique, sortable enough, and cheap: no crypto call per request. */
+/** Unique, sortable enough, and cheap: no crypto call per request, the time part formatted once per millisecond. */
 function nextRequestId(): string {
   counter = (counter + 1) % 0x7fffffff;
-  return `req_${Date.now().toString(36)}${processTag}${counter.toString(36).padStart(5, '0')}`;
+  const now = Date.now();
+  if (now !== prefixMs) {
+    prefixMs = now;
+    prefix = `req_${now.toString(36)}${processTag}`;
+  }
+  return `${prefix}${counter.toString(36).padStart(5, '0')}`;
 }
 
 export function createV1Request(endpoint: UsageRecord['endpoint']): V1Request {

@@ -72,7 +72,7 @@ export class AnthropicAdapter implements ProviderAdapter {
   }
 
   private async sendForCompletion(mapped: MappedRequest, call: UpstreamCall): Promise<ChatCompletion> {
-    const text = await postToProviderForText({ call, url: `${call.provider.baseUrl}/messages`, body: mapped.body, connectTimeoutMs: this.connectTimeoutMs, mapError: mapAnthropicError });
+    const { text } = await postToProviderForText({ call, url: `${call.provider.baseUrl}/messages`, body: mapped.body, connectTimeoutMs: this.connectTimeoutMs, mapError: mapAnthropicError });
     let message: MessageResponse;
     try {
       message = JSON.parse(text) as MessageResponse;

@@ -89,8 +89,8 @@ export class GeminiAdapter implements ProviderAdapter {
     return postToProvider({ call, url: this.url(method, call), body, accept: 'text/event-stream', connectTimeoutMs: this.connectTimeoutMs, mapError: mapGeminiError });
   }
 
-  private sendForText(method: string, body: object, call: UpstreamCall): Promise<string> {
-    return postToProviderForText({ call, url: this.url(method, call), body, connectTimeoutMs: this.connectTimeoutMs, mapError: mapGeminiError });
+  private async sendForText(method: string, body: object, call: UpstreamCall): Promise<string> {
+    return (await postToProviderForText({ call, url: this.url(method, call), body, connectTimeoutMs: this.connectTimeoutMs, mapError: mapGeminiError })).text;
   }
 
   private url(method: string, call: UpstreamCall): string {

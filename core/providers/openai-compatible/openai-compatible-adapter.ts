@@ -16,9 +16,10 @@ import { readUpstreamData } from './read-upstream-data.ts';
 
 type Operation = 'chat/completions' | 'completions' | 'embeddings';
 
-/** A parsed JSON answer, and its text for when nothing had to change. */
+/** A parsed JSON answer, and its text and bytes for when nothing had to change. */
 interface Answer {
   text: string;
+  bytes: Buffer;
   parsed: { usage?: Usage | null; choices?: unknown };
 }
 
@@ -74,7 +75,7 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
   }
 
   private async json(operation: Operation, body: object, call: UpstreamCall): Promise<Answer> {
-    const text = await postToProviderForText({ call, url: `${call.provider.baseUrl}/${operation}`, body, connectTimeoutMs: this.connectTimeoutMs, mapError: mapOpenAiError });
+    const { text, bytes } = await postToProviderForText({ call, url: `${call.provider.baseUrl}/${operation}`, body, connectTimeoutMs: this.connectTimeoutMs, mapError: mapOpenAiError });
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -84,7 +85,7 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
     if (typeof parsed !== 'object' || parsed === null) {
       throw new ProviderError({ provider: call.provider.name, upstreamStatus: 502, message: 'answered with JSON that is not an object', retryable: true });
     }
-    return { text, parsed };
+    return { text, bytes, parsed: parsed as Answer['parsed'] };
   }
 
   private async passThrough(operation: Operation, body: object, call: UpstreamCall, state: ReturnType<typeof createPassThroughState>): Promise<StreamReply> {
@@ -114,6 +115,7 @@ function reply(answer: Answer, changed: boolean): JsonReply {
   const usage = answer.parsed.usage;
   return {
     body: changed ? JSON.stringify(answer.parsed) : answer.text,
+    bytes: changed ? undefined : answer.bytes,
     usage: usage ? normalizeUsage(usage as Usage & Record<string, unknown>) : null,
   };
 }
