@@ -78,7 +78,8 @@ function toRecord(row: KeyRow): ApiKeyRecord {
 
 /**
  * Patchbay's own API keys, stored only as hashes. Lookups on the request path hit an in-memory
- * map; the map is rebuilt when SQLite reports that another connection (the CLI) changed the file.
+ * map; the map is rebuilt when the keys table's change counter (kept by triggers) moved, that is
+ * when another connection (the CLI) changed a key.
  */
 export class KeyStore {
   private readonly db: PatchbayDatabase;
@@ -86,15 +87,15 @@ export class KeyStore {
   private byHash = new Map<string, ApiKeyRecord>();
   /** Presented secret -> its hash, so a key in use is hashed once, not on every request. */
   private readonly hashes = new Map<string, string>();
-  private seenDataVersion = -1;
+  private seenKeyVersion = -1;
   private checkedAt = -Infinity;
-  private readonly dataVersion;
+  private readonly keyVersion;
   private readonly selectAll;
 
   constructor(db: PatchbayDatabase, clock: () => number = Date.now) {
     this.db = db;
     this.clock = clock;
-    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
+    this.keyVersion = db.prepare('SELECT version FROM key_changes').pluck();
     this.selectAll = db.prepare('SELECT *, secret_hash FROM api_keys');
   }
 
@@ -195,7 +196,7 @@ export class KeyStore {
   }
 
   private invalidate(): void {
-    this.seenDataVersion = -1;
+    this.seenKeyVersion = -1;
     this.checkedAt = -Infinity;
   }
 
@@ -207,11 +208,11 @@ export class KeyStore {
     const now = performance.now();
     if (now - this.checkedAt < EXTERNAL_CHANGE_CHECK_MS) return;
     this.checkedAt = now;
-    const version = this.dataVersion.get() as number;
-    if (version === this.seenDataVersion) return;
+    const version = this.keyVersion.get() as number;
+    if (version === this.seenKeyVersion) return;
     const next = new Map<string, ApiKeyRecord>();
     for (const row of this.selectAll.all() as (KeyRow & { secret_hash: string })[]) next.set(row.secret_hash, toRecord(row));
     this.byHash = next;
-    this.seenDataVersion = version;
+    this.seenKeyVersion = version;
   }
 }

@@ -56,6 +56,14 @@ const MIGRATIONS: string[] = [
      request TEXT NOT NULL,
      response TEXT
    );`,
+  // A counter that only changes with the keys table, so the server notices a key the CLI changed
+  // without reloading every key whenever a usage row is committed (SQLite's data_version moves
+  // with every commit from another connection, the usage writer thread's included).
+  `CREATE TABLE key_changes (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
+   INSERT INTO key_changes (id, version) VALUES (1, 0);
+   CREATE TRIGGER api_keys_inserted AFTER INSERT ON api_keys BEGIN UPDATE key_changes SET version = version + 1; END;
+   CREATE TRIGGER api_keys_updated AFTER UPDATE ON api_keys BEGIN UPDATE key_changes SET version = version + 1; END;
+   CREATE TRIGGER api_keys_deleted AFTER DELETE ON api_keys BEGIN UPDATE key_changes SET version = version + 1; END;`,
 ];
 
 /** Opens (creating if needed) the SQLite file in the data dir, in WAL mode, migrated to the latest schema. */

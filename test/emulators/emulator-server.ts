@@ -57,6 +57,8 @@ export abstract class EmulatorServer {
   latencyMs = 0;
   /** Gap between streamed events. */
   chunkDelayMs = 0;
+  /** TCP connections accepted so far (a client that keeps its connections alive opens few). */
+  connections = 0;
 
   /** Queues a fault for the next matching request(s). */
   inject(fault: Fault): void {
@@ -75,6 +77,7 @@ export abstract class EmulatorServer {
   async start(port = 0): Promise<string> {
     this.server = createServer((req, res) => void this.dispatch(req, res));
     this.server.on('connection', (socket) => {
+      this.connections++;
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
     });

@@ -90,6 +90,20 @@ describe('Patchbay with the OpenAI provider, driven by the official openai clien
     expect(rest).toBe(' said: a b c');
   });
 
+  it('keeps the upstream connection alive across streams: a finished stream does not cost the next one a new connection', async () => {
+    // One request first, so a connection is open and idle in the pool.
+    await pb.client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'warm' }] });
+    const before = emulator.connections;
+    for (let i = 0; i < 5; i++) {
+      const stream = await pb.client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: `stream ${i}` }], stream: true });
+      let text = '';
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+      expect(text).toBe(`You said: stream ${i}`);
+      await pb.client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: `after ${i}` }] });
+    }
+    expect(emulator.connections - before).toBe(0);
+  });
+
   it('serves legacy completions with a prompt array, one choice per prompt', async () => {
     const completion = await pb.client.completions.create({ model: 'openai/gpt-3.5-turbo-instruct', prompt: ['Once upon', 'In a galaxy'], max_tokens: 5 });
     expect(completion.object).toBe('text_completion');
