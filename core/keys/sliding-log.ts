@@ -1,51 +1,79 @@
+const MIN_CAPACITY = 64;
+
 /**
  * An exact sliding window: entries (time, amount) in arrival order, with a running sum, so adding,
  * expiring and reading the total cost O(1) amortised however many entries the window holds.
+ *
+ * The entries live in a ring of two Float64Arrays that doubles when full and halves when mostly
+ * empty. A busy key's minute holds hundreds of thousands of entries; in typed arrays they are
+ * outside the JavaScript heap (nothing for the garbage collector to scan or move), and the ring
+ * does not reallocate as entries come and go, only when the window's size changes by 2x.
  */
 export class SlidingLog {
-  private times: number[] = [];
-  private amounts: number[] = [];
+  private times = new Float64Array(MIN_CAPACITY);
+  private amounts = new Float64Array(MIN_CAPACITY);
+  /** Capacity − 1 (the capacity is a power of two): a position modulo the capacity. */
+  private mask = MIN_CAPACITY - 1;
+  /** Position of the oldest entry. */
   private head = 0;
-  /** Entries dropped from the front arrays by compaction, so sequence numbers stay valid. */
-  private dropped = 0;
+  private count = 0;
+  /** Sequence number of the oldest entry (entries are numbered from 0 as they are pushed). */
+  private first = 0;
   total = 0;
 
   get size(): number {
-    return this.times.length - this.head;
+    return this.count;
   }
 
   /** The oldest entry's time, or undefined when empty. */
   oldest(): number | undefined {
-    return this.head < this.times.length ? this.times[this.head] : undefined;
+    return this.count > 0 ? this.times[this.head] : undefined;
   }
 
   /** Adds an entry; returns its sequence number for `adjust`. */
   push(at: number, amount: number): number {
-    this.times.push(at);
-    this.amounts.push(amount);
+    if (this.count === this.times.length) this.resize(this.times.length * 2);
+    const position = (this.head + this.count) & this.mask;
+    this.times[position] = at;
+    this.amounts[position] = amount;
+    this.count++;
     this.total += amount;
-    return this.dropped + this.times.length - 1;
+    return this.first + this.count - 1;
   }
 
   /** Changes an entry's amount (a reservation settled at what was really used), if still in the window. */
   adjust(sequence: number, amount: number): void {
-    const index = sequence - this.dropped;
-    if (index < this.head || index >= this.times.length) return;
-    this.total += amount - this.amounts[index];
-    this.amounts[index] = amount;
+    const offset = sequence - this.first;
+    if (offset < 0 || offset >= this.count) return;
+    const position = (this.head + offset) & this.mask;
+    this.total += amount - this.amounts[position];
+    this.amounts[position] = amount;
   }
 
   /** Drops entries at or before `cutoff`. */
   expire(cutoff: number): void {
-    while (this.head < this.times.length && this.times[this.head] <= cutoff) {
+    while (this.count > 0 && this.times[this.head] <= cutoff) {
       this.total -= this.amounts[this.head];
-      this.head++;
+      this.head = (this.head + 1) & this.mask;
+      this.count--;
+      this.first++;
     }
-    if (this.head > 1024 && this.head * 2 > this.times.length) {
-      this.times = this.times.slice(this.head);
-      this.amounts = this.amounts.slice(this.head);
-      this.dropped += this.head;
-      this.head = 0;
+    // Memory follows the window back down after a burst.
+    if (this.times.length > MIN_CAPACITY && this.count * 4 < this.times.length) this.resize(this.times.length / 2);
+  }
+
+  /** Moves the entries, oldest first, into arrays of the new capacity (a power of two that holds them all). */
+  private resize(capacity: number): void {
+    const times = new Float64Array(capacity);
+    const amounts = new Float64Array(capacity);
+    for (let i = 0; i < this.count; i++) {
+      const position = (this.head + i) & this.mask;
+      times[i] = this.times[position];
+      amounts[i] = this.amounts[position];
     }
+    this.times = times;
+    this.amounts = amounts;
+    this.mask = capacity - 1;
+    this.head = 0;
   }
 }

@@ -25,6 +25,36 @@ describe('SlidingLog', () => {
     log.expire(4999);
     expect([log.size, log.total, log.oldest()]).toEqual([0, 0, undefined]);
   });
+
+  it('matches a plain list through bursts that grow, wrap and shrink its storage', () => {
+    const log = new SlidingLog();
+    const model: { at: number; amount: number; sequence: number }[] = [];
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    let now = 0;
+    for (let step = 0; step < 20_000; step++) {
+      now += random() < 0.5 ? 0 : 1;
+      // Bursts: long runs of pushes (the window grows past several capacities), then long quiet runs.
+      const burst = Math.floor(step / 2500) % 2 === 0;
+      const action = random();
+      if (action < (burst ? 0.8 : 0.2)) {
+        const amount = Math.floor(random() * 100);
+        const sequence = log.push(now, amount);
+        model.push({ at: now, amount, sequence });
+      } else if (action < 0.9 && model.length > 0) {
+        const entry = model[Math.floor(random() * model.length)];
+        entry.amount = Math.floor(random() * 100);
+        log.adjust(entry.sequence, entry.amount);
+      } else {
+        const cutoff = now - Math.floor(random() * 400);
+        log.expire(cutoff);
+        while (model.length && model[0].at <= cutoff) model.shift();
+      }
+      if (step % 97 === 0) {
+        expect([log.size, log.total, log.oldest()]).toEqual([model.length, model.reduce((sum, e) => sum + e.amount, 0), model[0]?.at]);
+      }
+    }
+  });
 });
 
 describe('KeyLimiter month rollover', () => {
