@@ -1,6 +1,7 @@
 import type { Endpoint } from '../catalog/load-catalog.ts';
 import type { ResolvedProvider } from '../config/load-config.ts';
 import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../http/request-schemas.ts';
+import type { CancelSignal } from './cancel-signal.ts';
 
 /** OpenAI's usage object: what every adapter reports, whatever its upstream calls it. */
 export interface Usage {
@@ -15,7 +16,7 @@ export interface UpstreamCall {
   provider: ResolvedProvider;
   apiKey: string | undefined;
   /** Aborted when the client goes away or the request is cancelled. */
-  signal: AbortSignal;
+  signal: CancelSignal;
   /** Longest wait for the upstream's response headers, and between two body chunks. */
   firstByteTimeoutMs: number;
   /** Told when the provider's rate-limit headers say its window is used up, and until when. */

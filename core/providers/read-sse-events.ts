@@ -1,4 +1,5 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { CancelSignal } from './cancel-signal.ts';
 import type { UpstreamResponse } from './transport.ts';
 import { toTransportError } from './transport.ts';
 
@@ -15,7 +16,7 @@ const DRAIN_LIMIT_BYTES = 64 * 1024;
  * request pays for a new one) and build an AbortError with its stack trace every time. The rest
  * is read and dropped instead, so the keep-alive connection goes back to the pool.
  */
-export async function* readSseEvents(provider: string, response: UpstreamResponse, signal?: AbortSignal): AsyncGenerator<EventSourceMessage> {
+export async function* readSseEvents(provider: string, response: UpstreamResponse, signal?: CancelSignal): AsyncGenerator<EventSourceMessage> {
   const pending: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (event) => pending.push(event) });
   const decoder = new TextDecoder();

@@ -2,6 +2,7 @@ import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import { ProviderError } from '../errors/provider-error.ts';
 import { authHeaders } from './auth-headers.ts';
 import { exhaustedUntil } from './read-rate-limit.ts';
+import type { CancelSignal } from './cancel-signal.ts';
 import type { UpstreamCall } from './provider-adapter.ts';
 
 export interface UpstreamResponse {
@@ -27,7 +28,7 @@ export interface PostOptions {
   url: string;
   headers: Record<string, string>;
   body: string;
-  signal: AbortSignal;
+  signal: CancelSignal;
   timeoutMs: number;
   dispatcher: Dispatcher;
   method?: 'POST' | 'GET';
@@ -36,7 +37,8 @@ export interface PostOptions {
 /** Sends one request upstream. Network failures and timeouts become retryable ProviderErrors; HTTP statuses are returned. */
 export async function sendUpstream(options: PostOptions): Promise<UpstreamResponse> {
   try {
-    const response = await options.dispatcher.request({ ...dispatchOptions(options), signal: options.signal });
+    // undici reads only `aborted` and `reason` of a signal and adds an 'abort' listener: a CancelSignal will do.
+    const response = await options.dispatcher.request({ ...dispatchOptions(options), signal: options.signal as AbortSignal });
     return { status: response.statusCode, headers: response.headers, body: response.body };
   } catch (error) {
     throw toTransportError(options.provider, error, options.signal);
@@ -64,7 +66,7 @@ export function sendUpstreamForText(options: PostOptions): Promise<UpstreamText>
     let status = 0;
     let headers: UpstreamResponse['headers'] = {};
     const parts: Buffer[] = [];
-    const onAbort = () => controller?.abort(signal.reason);
+    const onAbort = () => controller?.abort(signal.reason as Error);
     const settle = () => signal.removeEventListener('abort', onAbort);
     const fail = (error: unknown) => {
       settle();
@@ -79,7 +81,7 @@ export function sendUpstreamForText(options: PostOptions): Promise<UpstreamText>
       options.dispatcher.dispatch(dispatchOptions(options), {
         onRequestStart(started) {
           controller = started;
-          if (signal.aborted) started.abort(signal.reason);
+          if (signal.aborted) started.abort(signal.reason as Error);
         },
         onResponseStart(_controller, statusCode, responseHeaders) {
           if (statusCode < 200) return;
@@ -132,7 +134,7 @@ function splitUrl(url: string): { origin: string; path: string } {
 }
 
 /** Maps an undici failure to a ProviderError by its class and code, never by its message. */
-export function toTransportError(provider: string, error: unknown, signal?: AbortSignal): ProviderError {
+export function toTransportError(provider: string, error: unknown, signal?: CancelSignal): ProviderError {
   if (error instanceof ProviderError) return error;
   if (signal?.aborted) {
     return new ProviderError({ provider, upstreamStatus: 0, message: 'request cancelled by the client', retryable: false, kind: 'network', type: 'cancelled' });
@@ -157,7 +159,7 @@ export function toTransportError(provider: string, error: unknown, signal?: Abor
 }
 
 /** Reads the whole body as text; a connection dropped while reading is a retryable network error. */
-export async function readBodyText(provider: string, response: UpstreamResponse, signal?: AbortSignal): Promise<string> {
+export async function readBodyText(provider: string, response: UpstreamResponse, signal?: CancelSignal): Promise<string> {
   try {
     return await response.body.text();
   } catch (error) {

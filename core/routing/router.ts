@@ -3,6 +3,7 @@ import type { Strategy } from '../config/config-schema.ts';
 import type { PatchbayConfig, ResolvedProvider } from '../config/load-config.ts';
 import { InvalidRequestError, PermissionDeniedError } from '../errors/patchbay-error.ts';
 import { AllProvidersFailedError, ProviderError } from '../errors/provider-error.ts';
+import type { CancelSignal } from '../providers/cancel-signal.ts';
 import type { ProviderAdapter, UpstreamCall } from '../providers/provider-adapter.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
 import { chooseAutoTier } from './choose-auto-tier.ts';
@@ -276,7 +277,7 @@ export class Router {
   }
 
   /** Tries the candidates in order until one answers; records every attempt in the trace and in health. */
-  async execute<T>(plan: RoutePlan, trace: RouteTrace, signal: AbortSignal, stream: boolean, attempt: (adapter: ProviderAdapter, call: UpstreamCall) => Promise<T>): Promise<T> {
+  async execute<T>(plan: RoutePlan, trace: RouteTrace, signal: CancelSignal, stream: boolean, attempt: (adapter: ProviderAdapter, call: UpstreamCall) => Promise<T>): Promise<T> {
     const { config, secrets, adapters, health } = this.deps;
     trace.strategy = plan.strategy;
     trace.reason = plan.reason;

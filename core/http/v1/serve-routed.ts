@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProviderError } from '../../errors/provider-error.ts';
+import { RequestCancel, type CancelSignal } from '../../providers/cancel-signal.ts';
 import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall } from '../../providers/provider-adapter.ts';
 import { parseFallbackHeader, parseStrategyHeader } from '../../routing/resolve-model.ts';
 import { KeyLimiter } from '../../keys/key-limiter.ts';
@@ -39,7 +40,7 @@ export async function serveRouted(req: IncomingMessage, res: ServerResponse, ctx
   request.stream = operation.stream;
   if (ctx.contentLog) request.content = { request: JSON.stringify(operation.body), response: '' };
   // Listen for the client leaving before planning: planning may wait for the tokenizer to load.
-  const abort = new AbortController();
+  const abort = new RequestCancel();
   const onClose = () => {
     if (!res.writableFinished) abort.abort();
   };
@@ -61,10 +62,10 @@ export async function serveRouted(req: IncomingMessage, res: ServerResponse, ctx
       request.admission = ctx.limiter.admit(key, { tokens: plan.promptTokens + outputTokens, costUsd }, request.headers);
     }
     if (operation.stream && operation.openStream) {
-      await serveStream(res, router, request, operation, plan, abort.signal);
+      await serveStream(res, router, request, operation, plan, abort);
       return;
     }
-    const reply = await router.execute(plan, request.trace, abort.signal, false, operation.json);
+    const reply = await router.execute(plan, request.trace, abort, false, operation.json);
     request.usage = reply.usage;
     request.trace.firstByteMs = elapsedMs(request);
     const headers = request.headers;
@@ -82,7 +83,7 @@ export async function serveRouted(req: IncomingMessage, res: ServerResponse, ctx
   }
 }
 
-async function serveStream(res: ServerResponse, router: Router, request: V1Request, operation: RoutedOperation, plan: RoutePlan, signal: AbortSignal) {
+async function serveStream(res: ServerResponse, router: Router, request: V1Request, operation: RoutedOperation, plan: RoutePlan, signal: CancelSignal) {
   // The first chunk is pulled inside the attempt: until it arrives, a failure can still fall back.
   const { reply, first } = await router.execute(plan, request.trace, signal, true, async (adapter, call) => {
     const opened = await operation.openStream!(adapter, call, operation.includeUsage);

@@ -1,6 +1,7 @@
 import { InvalidRequestError } from '../../errors/patchbay-error.ts';
 import { ProviderError } from '../../errors/provider-error.ts';
 import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../../http/request-schemas.ts';
+import type { CancelSignal } from '../cancel-signal.ts';
 import { completeViaChat, streamCompleteViaChat } from '../complete-via-chat.ts';
 import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall } from '../provider-adapter.ts';
 import { readSseEvents } from '../read-sse-events.ts';
@@ -129,7 +130,7 @@ function serialize(stream: ChunkStream): StreamReply {
  * A signal that fires when the client's does, or when `close` is called; `close` also removes the
  * listener on the client's signal, so nothing outlives the request.
  */
-function linkAbortSignal(parent: AbortSignal): { signal: AbortSignal; close: () => void } {
+function linkAbortSignal(parent: CancelSignal): { signal: AbortSignal; close: () => void } {
   const controller = new AbortController();
   const onAbort = () => controller.abort(parent.reason);
   if (parent.aborted) controller.abort(parent.reason);

@@ -1,4 +1,5 @@
 import { ProviderError } from '../../errors/provider-error.ts';
+import type { CancelSignal } from '../cancel-signal.ts';
 import { readSseEvents } from '../read-sse-events.ts';
 import type { UpstreamResponse } from '../transport.ts';
 import { streamError } from './parse-stream-data.ts';
@@ -7,7 +8,7 @@ import { streamError } from './parse-stream-data.ts';
  * The data payloads of an OpenAI-style SSE stream, as they arrive, up to `data: [DONE]`. An
  * `event: error` or a body that ends before `[DONE]` is a ProviderError, never a silent end.
  */
-export async function* readUpstreamData(provider: string, response: UpstreamResponse, signal: AbortSignal): AsyncGenerator<string> {
+export async function* readUpstreamData(provider: string, response: UpstreamResponse, signal: CancelSignal): AsyncGenerator<string> {
   for await (const event of readSseEvents(provider, response, signal)) {
     if (event.data === '[DONE]') return;
     if (event.event === 'error') {
