@@ -4,11 +4,12 @@ import { authHeaders } from './auth-headers.ts';
 import { exhaustedUntil } from './read-rate-limit.ts';
 import type { CancelSignal } from './cancel-signal.ts';
 import type { UpstreamCall } from './provider-adapter.ts';
+import { DispatchedBody, type UpstreamBody } from './upstream-body.ts';
 
 export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: Dispatcher.ResponseData['body'];
+  body: UpstreamBody;
 }
 
 let sharedAgent: Agent | undefined;
@@ -34,15 +35,56 @@ export interface PostOptions {
   method?: 'POST' | 'GET';
 }
 
-/** Sends one request upstream. Network failures and timeouts become retryable ProviderErrors; HTTP statuses are returned. */
-export async function sendUpstream(options: PostOptions): Promise<UpstreamResponse> {
-  try {
-    // undici reads only `aborted` and `reason` of a signal and adds an 'abort' listener: a CancelSignal will do.
-    const response = await options.dispatcher.request({ ...dispatchOptions(options), signal: options.signal as AbortSignal });
-    return { status: response.statusCode, headers: response.headers, body: response.body };
-  } catch (error) {
-    throw toTransportError(options.provider, error, options.signal);
-  }
+/**
+ * Sends one request upstream and resolves with the status and headers as soon as they arrive; the
+ * body follows as it streams (undici's dispatch API feeding a DispatchedBody). Network failures and
+ * timeouts become retryable ProviderErrors, before the headers and while the body is read; HTTP
+ * statuses are returned.
+ */
+export function sendUpstream(options: PostOptions): Promise<UpstreamResponse> {
+  return new Promise<UpstreamResponse>((resolve, reject) => {
+    const { signal } = options;
+    const body = new DispatchedBody();
+    let started = false;
+    const onAbort = () => body.controller?.abort(signal.reason as Error);
+    const settle = () => signal.removeEventListener('abort', onAbort);
+    const fail = (error: unknown) => {
+      settle();
+      const mapped = toTransportError(options.provider, error, signal);
+      if (started) body.fail(mapped);
+      else reject(mapped);
+    };
+    if (signal.aborted) {
+      fail(signal.reason);
+      return;
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      options.dispatcher.dispatch(dispatchOptions(options), {
+        onRequestStart(controller) {
+          body.controller = controller;
+          if (signal.aborted) controller.abort(signal.reason as Error);
+        },
+        onResponseStart(_controller, statusCode, headers) {
+          if (statusCode < 200) return;
+          started = true;
+          resolve({ status: statusCode, headers: headers as UpstreamResponse['headers'], body });
+        },
+        onResponseData(_controller, chunk) {
+          body.push(chunk);
+        },
+        onResponseEnd() {
+          settle();
+          body.end();
+        },
+        onResponseError(_controller, error) {
+          fail(error);
+        },
+      });
+    } catch (error) {
+      fail(error);
+    }
+  });
 }
 
 /** A whole upstream answer, already read: what every non-streaming call needs. */
