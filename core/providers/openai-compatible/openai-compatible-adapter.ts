@@ -89,12 +89,9 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
   }
 
   private async passThrough(operation: Operation, body: object, call: UpstreamCall, state: ReturnType<typeof createPassThroughState>): Promise<StreamReply> {
-    const data = readUpstreamData(call.provider.name, await this.send(operation, body, call), call.signal);
-    async function* chunks(): AsyncGenerator<string> {
-      for await (const payload of data) yield* mapPassThroughChunk(payload, state);
-      yield* finishPassThrough(state);
-    }
-    return { chunks: chunks(), usage: () => state.usage };
+    const response = await this.send(operation, body, call);
+    const chunks = readUpstreamData(call.provider.name, response, call.signal, (payload) => mapPassThroughChunk(payload, state), () => finishPassThrough(state));
+    return { chunks, usage: () => state.usage };
   }
 
   private promptTransport(call: UpstreamCall): PromptTransport {

@@ -1,27 +1,69 @@
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { ProviderError } from '../../errors/provider-error.ts';
 import type { CancelSignal } from '../cancel-signal.ts';
-import { readSseEvents } from '../read-sse-events.ts';
-import type { UpstreamResponse } from '../transport.ts';
+import { toTransportError, type UpstreamResponse } from '../transport.ts';
 import { streamError } from './parse-stream-data.ts';
 
 /**
- * The data payloads of an OpenAI-style SSE stream, as they arrive, up to `data: [DONE]`. An
+ * The data payloads of an OpenAI-style SSE stream, as they arrive, up to `data: [DONE]`, each
+ * passed through `map` (what the client gets for it), then `finish` after [DONE]. An
  * `event: error` or a body that ends before `[DONE]` is a ProviderError, never a silent end.
+ *
+ * SSE parsing, the [DONE] and error checks and the mapping run in this one generator: every
+ * generator a chunk passes through costs it a few turns of the microtask queue, on the way to the
+ * client's first byte and on every chunk after it.
  */
-export async function* readUpstreamData(provider: string, response: UpstreamResponse, signal: CancelSignal): AsyncGenerator<string> {
-  for await (const event of readSseEvents(provider, response, signal)) {
-    if (event.data === '[DONE]') return;
-    if (event.event === 'error') {
-      let error: { message?: unknown; type?: unknown } | undefined;
+export async function* readUpstreamData(
+  provider: string,
+  response: UpstreamResponse,
+  signal: CancelSignal,
+  map: (data: string) => string[] = (data) => [data],
+  finish: () => string[] = () => [],
+): AsyncGenerator<string> {
+  const events: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (event) => events.push(event) });
+  const decoder = new TextDecoder();
+  const body = response.body[Symbol.asyncIterator]();
+  let ended = false;
+  try {
+    for (;;) {
+      let next: IteratorResult<Uint8Array>;
       try {
-        error = (JSON.parse(event.data) as { error?: { message?: unknown; type?: unknown } }).error;
-      } catch {
-        // The event's data is not JSON: the generic message below says enough.
+        next = await body.next();
+      } catch (error) {
+        ended = true;
+        throw toTransportError(provider, error, signal);
       }
-      const message = typeof error?.message === 'string' ? error.message : 'sent an error in the stream';
-      throw streamError(provider, message, typeof error?.type === 'string' ? error.type : undefined);
+      if (next.done) {
+        ended = true;
+        throw new ProviderError({ provider, upstreamStatus: 502, message: 'the stream ended before it was complete', retryable: true, kind: 'stream' });
+      }
+      parser.feed(decoder.decode(next.value, { stream: true }));
+      for (let index = 0; index < events.length; index++) {
+        const event = events[index];
+        if (event.data === '[DONE]') {
+          events.length = 0;
+          yield* finish();
+          return;
+        }
+        if (event.event === 'error') throw errorEvent(provider, event.data);
+        for (const out of map(event.data)) yield out;
+      }
+      events.length = 0;
     }
-    yield event.data;
+  } finally {
+    // Stopped before the body's end ([DONE], an error event, the client gone): the body drops the rest.
+    if (!ended) await body.return?.();
   }
-  throw new ProviderError({ provider, upstreamStatus: 502, message: 'the stream ended before it was complete', retryable: true, kind: 'stream' });
+}
+
+function errorEvent(provider: string, data: string): ProviderError {
+  let error: { message?: unknown; type?: unknown } | undefined;
+  try {
+    error = (JSON.parse(data) as { error?: { message?: unknown; type?: unknown } }).error;
+  } catch {
+    // The event's data is not JSON: the generic message below says enough.
+  }
+  const message = typeof error?.message === 'string' ? error.message : 'sent an error in the stream';
+  return streamError(provider, message, typeof error?.type === 'string' ? error.type : undefined);
 }
