@@ -57,7 +57,7 @@ export class KeyLimiter {
         requests: window?.requests ?? new SlidingLog(),
         tokens: window?.tokens ?? new SlidingLog(),
         monthStart,
-        monthEnd: startOfNextMonth(now),
+        monthEnd: startOfMonth(now, 1),
         usedTokens: used.tokens,
         usedUsd: used.usd,
         // Requests in flight across the month boundary settle into the old month's window, not this one.
@@ -162,12 +162,8 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(seconds / 60)}m${Math.round(seconds % 60)}s`;
 }
 
-export function startOfMonth(now: number): number {
+/** The first instant (UTC) of the month `now` falls in, or of a month that many months later. */
+export function startOfMonth(now: number, monthsLater = 0): number {
   const date = new Date(now);
-  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
-}
-
-function startOfNextMonth(now: number): number {
-  const date = new Date(now);
-  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + monthsLater, 1);
 }

@@ -35,55 +35,79 @@ export interface PostOptions {
   method?: 'POST' | 'GET';
 }
 
+/** What one upstream call reports, in order: its controller, the status and headers, body chunks, then the end or one (already mapped) error. */
+interface UpstreamSink {
+  onController?(controller: Dispatcher.DispatchController): void;
+  onStart(status: number, headers: UpstreamResponse['headers']): void;
+  onData(chunk: Buffer): void;
+  onEnd(): void;
+  onError(error: ProviderError): void;
+}
+
+/**
+ * Sends one request through undici's dispatch API (no Readable, no promise per call): the caller's
+ * cancellation aborts it, and every failure (network, timeout, cancellation) reaches the sink as a
+ * ProviderError from toTransportError. The one place both kinds of upstream call are sent.
+ */
+function dispatchUpstream(options: PostOptions, sink: UpstreamSink): void {
+  const { signal } = options;
+  let controller: Dispatcher.DispatchController | null = null;
+  const onAbort = () => controller?.abort(signal.reason as Error);
+  const settle = () => signal.removeEventListener('abort', onAbort);
+  const fail = (error: unknown) => {
+    settle();
+    sink.onError(toTransportError(options.provider, error, signal));
+  };
+  if (signal.aborted) {
+    fail(signal.reason);
+    return;
+  }
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    options.dispatcher.dispatch(dispatchOptions(options), {
+      onRequestStart(started) {
+        controller = started;
+        sink.onController?.(started);
+        if (signal.aborted) started.abort(signal.reason as Error);
+      },
+      onResponseStart(_controller, statusCode, headers) {
+        if (statusCode >= 200) sink.onStart(statusCode, headers as UpstreamResponse['headers']);
+      },
+      onResponseData(_controller, chunk) {
+        sink.onData(chunk);
+      },
+      onResponseEnd() {
+        settle();
+        sink.onEnd();
+      },
+      onResponseError(_controller, error) {
+        fail(error);
+      },
+    });
+  } catch (error) {
+    fail(error);
+  }
+}
+
 /**
  * Sends one request upstream and resolves with the status and headers as soon as they arrive; the
- * body follows as it streams (undici's dispatch API feeding a DispatchedBody). Network failures and
- * timeouts become retryable ProviderErrors, before the headers and while the body is read; HTTP
- * statuses are returned.
+ * body follows as it streams (a DispatchedBody). Network failures and timeouts become retryable
+ * ProviderErrors, before the headers and while the body is read; HTTP statuses are returned.
  */
 export function sendUpstream(options: PostOptions): Promise<UpstreamResponse> {
   return new Promise<UpstreamResponse>((resolve, reject) => {
-    const { signal } = options;
     const body = new DispatchedBody();
     let started = false;
-    const onAbort = () => body.controller?.abort(signal.reason as Error);
-    const settle = () => signal.removeEventListener('abort', onAbort);
-    const fail = (error: unknown) => {
-      settle();
-      const mapped = toTransportError(options.provider, error, signal);
-      if (started) body.fail(mapped);
-      else reject(mapped);
-    };
-    if (signal.aborted) {
-      fail(signal.reason);
-      return;
-    }
-    signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      options.dispatcher.dispatch(dispatchOptions(options), {
-        onRequestStart(controller) {
-          body.controller = controller;
-          if (signal.aborted) controller.abort(signal.reason as Error);
-        },
-        onResponseStart(_controller, statusCode, headers) {
-          if (statusCode < 200) return;
-          started = true;
-          resolve({ status: statusCode, headers: headers as UpstreamResponse['headers'], body });
-        },
-        onResponseData(_controller, chunk) {
-          body.push(chunk);
-        },
-        onResponseEnd() {
-          settle();
-          body.end();
-        },
-        onResponseError(_controller, error) {
-          fail(error);
-        },
-      });
-    } catch (error) {
-      fail(error);
-    }
+    dispatchUpstream(options, {
+      onController: (controller) => (body.controller = controller),
+      onStart(status, headers) {
+        started = true;
+        resolve({ status, headers, body });
+      },
+      onData: (chunk) => body.push(chunk),
+      onEnd: () => body.end(),
+      onError: (error) => (started ? body.fail(error) : reject(error)),
+    });
   });
 }
 
@@ -97,54 +121,26 @@ export interface UpstreamText {
 }
 
 /**
- * Sends one request and reads the whole answer through undici's dispatch API. A non-streaming
- * answer is read whole anyway, so this skips what `request()` builds per call for a streamed body
- * (a Readable, its async-resource scope and the text() consumer): measurably cheaper per request.
+ * Sends one request and reads the whole answer. A non-streaming answer is read whole anyway, so
+ * nothing is built for a streamed body: measurably cheaper per request than request() with text().
  */
 export function sendUpstreamForText(options: PostOptions): Promise<UpstreamText> {
   return new Promise<UpstreamText>((resolve, reject) => {
-    const { signal } = options;
-    let controller: Dispatcher.DispatchController | null = null;
     let status = 0;
     let headers: UpstreamResponse['headers'] = {};
     const parts: Buffer[] = [];
-    const onAbort = () => controller?.abort(signal.reason as Error);
-    const settle = () => signal.removeEventListener('abort', onAbort);
-    const fail = (error: unknown) => {
-      settle();
-      reject(toTransportError(options.provider, error, signal));
-    };
-    if (signal.aborted) {
-      fail(signal.reason);
-      return;
-    }
-    signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      options.dispatcher.dispatch(dispatchOptions(options), {
-        onRequestStart(started) {
-          controller = started;
-          if (signal.aborted) started.abort(signal.reason as Error);
-        },
-        onResponseStart(_controller, statusCode, responseHeaders) {
-          if (statusCode < 200) return;
-          status = statusCode;
-          headers = responseHeaders as UpstreamResponse['headers'];
-        },
-        onResponseData(_controller, chunk) {
-          parts.push(chunk);
-        },
-        onResponseEnd() {
-          settle();
-          const bytes = parts.length === 1 ? parts[0] : Buffer.concat(parts);
-          resolve({ status, headers, text: bytes.toString('utf8'), bytes });
-        },
-        onResponseError(_controller, error) {
-          fail(error);
-        },
-      });
-    } catch (error) {
-      fail(error);
-    }
+    dispatchUpstream(options, {
+      onStart(statusCode, responseHeaders) {
+        status = statusCode;
+        headers = responseHeaders;
+      },
+      onData: (chunk) => parts.push(chunk),
+      onEnd() {
+        const bytes = parts.length === 1 ? parts[0] : Buffer.concat(parts);
+        resolve({ status, headers, text: bytes.toString('utf8'), bytes });
+      },
+      onError: reject,
+    });
   });
 }
 

@@ -1,6 +1,6 @@
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { ProviderError } from '../../errors/provider-error.ts';
 import type { CancelSignal } from '../cancel-signal.ts';
+import { sseDecoder } from '../read-sse-events.ts';
 import { toTransportError, type UpstreamResponse } from '../transport.ts';
 import { streamError } from './parse-stream-data.ts';
 
@@ -20,9 +20,7 @@ export async function* readUpstreamData(
   map: (data: string) => string[] = (data) => [data],
   finish: () => string[] = () => [],
 ): AsyncGenerator<string> {
-  const events: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (event) => events.push(event) });
-  const decoder = new TextDecoder();
+  const decode = sseDecoder();
   const body = response.body[Symbol.asyncIterator]();
   let ended = false;
   try {
@@ -38,18 +36,16 @@ export async function* readUpstreamData(
         ended = true;
         throw new ProviderError({ provider, upstreamStatus: 502, message: 'the stream ended before it was complete', retryable: true, kind: 'stream' });
       }
-      parser.feed(decoder.decode(next.value, { stream: true }));
+      const events = decode(next.value);
       for (let index = 0; index < events.length; index++) {
         const event = events[index];
         if (event.data === '[DONE]') {
-          events.length = 0;
           yield* finish();
           return;
         }
         if (event.event === 'error') throw errorEvent(provider, event.data);
         for (const out of map(event.data)) yield out;
       }
-      events.length = 0;
     }
   } finally {
     // Stopped before the body's end ([DONE], an error event, the client gone): the body drops the rest.
