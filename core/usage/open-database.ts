@@ -64,6 +64,9 @@ const MIGRATIONS: string[] = [
    CREATE TRIGGER api_keys_inserted AFTER INSERT ON api_keys BEGIN UPDATE key_changes SET version = version + 1; END;
    CREATE TRIGGER api_keys_updated AFTER UPDATE ON api_keys BEGIN UPDATE key_changes SET version = version + 1; END;
    CREATE TRIGGER api_keys_deleted AFTER DELETE ON api_keys BEGIN UPDATE key_changes SET version = version + 1; END;`,
+  // The last batch each usage writer thread committed, in the same transaction as its rows: if the
+  // thread dies, the server replays only the batches after it (none twice). A row per running server.
+  `CREATE TABLE usage_writers (token TEXT PRIMARY KEY, seq INTEGER NOT NULL);`,
 ];
 
 /** Opens (creating if needed) the SQLite file in the data dir, in WAL mode, migrated to the latest schema. */

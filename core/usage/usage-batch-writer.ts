@@ -41,7 +41,8 @@ export class UsageBatchWriter {
   /** Called after every successful commit with nothing left pending. */
   private readonly onDrained: () => void;
 
-  constructor(db: PatchbayDatabase, log: (message: string) => void, onDrained: () => void = () => undefined) {
+  /** `inTransaction` runs inside each commit's transaction, after the rows (the writer thread records its batch number there). */
+  constructor(db: PatchbayDatabase, log: (message: string) => void, onDrained: () => void = () => undefined, inTransaction: () => void = () => undefined) {
     this.log = log;
     this.onDrained = onDrained;
     const insert = db.prepare(`INSERT INTO usage (${COLUMNS}) VALUES (${'?, '.repeat(19)}?)`);
@@ -49,6 +50,7 @@ export class UsageBatchWriter {
     this.commit = db.transaction((rows: RowValues[], content: ContentEntry[]) => {
       for (const row of rows) insert.run(row);
       for (const entry of content) insertContent.run(entry);
+      inTransaction();
     });
   }
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import type { AttemptReport } from '../errors/provider-error.ts';
 import type { PatchbayDatabase } from './open-database.ts';
@@ -56,9 +57,9 @@ interface WriterThread {
   exited: Promise<void>;
 }
 
-/** Drops the batches the thread has committed. */
-function confirm(thread: WriterThread): void {
-  const committed = Atomics.load(thread.state, 0);
+/** Drops the batches the thread has committed (at least `known`: what the database says it committed). */
+function confirm(thread: WriterThread, known = 0): void {
+  const committed = Math.max(Atomics.load(thread.state, 0), known);
   let done = 0;
   while (done < thread.unconfirmed.length && thread.unconfirmed[done].seq <= committed) done++;
   if (done) thread.unconfirmed.splice(0, done);
@@ -87,6 +88,8 @@ export class UsageStore {
   private thread: WriterThread | null = null;
   private closing = false;
   private readonly log: (message: string) => void;
+  /** This store's writer thread's row in usage_writers (the last batch it committed). */
+  private readonly writerToken = randomBytes(8).toString('hex');
 
   constructor(db: PatchbayDatabase, log: (message: string) => void = (message) => console.error(message), options: UsageStoreOptions = {}) {
     this.db = db;
@@ -96,7 +99,7 @@ export class UsageStore {
       // The same kind of file as this one: TypeScript sources, or core/ compiled to JavaScript.
       const script = new URL(import.meta.url.endsWith('.ts') ? './usage-writer-thread.ts' : './usage-writer-thread.js', import.meta.url);
       const worker = new Worker(script, {
-        workerData: { path: db.name, state } satisfies WriterThreadData,
+        workerData: { path: db.name, token: this.writerToken, state } satisfies WriterThreadData,
         // A small heap: the thread holds one batch at a time (more only while the disk refuses writes).
         resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
       });
@@ -178,7 +181,15 @@ export class UsageStore {
     const thread = this.thread;
     if (!thread) return;
     this.thread = null;
-    confirm(thread);
+    // The thread may have committed a batch and died before saying so: the database knows.
+    let committed = 0;
+    try {
+      committed = (this.db.prepare('SELECT seq FROM usage_writers WHERE token = ?').pluck().get(this.writerToken) as number | undefined) ?? 0;
+      this.db.prepare('DELETE FROM usage_writers WHERE token = ?').run(this.writerToken);
+    } catch {
+      // The database cannot be read or written right now: go by what the thread reported.
+    }
+    confirm(thread, committed);
     this.log(`The usage writer thread stopped (${why}); usage rows are saved on the main thread from now on.`);
     this.writer = new UsageBatchWriter(this.db, this.log);
     for (const batch of thread.unconfirmed) this.writer.write(batch.rows, batch.content);

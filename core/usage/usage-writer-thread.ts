@@ -9,6 +9,8 @@ import { UsageBatchWriter, type ContentEntry, type RowValues } from './usage-bat
 
 export interface WriterThreadData {
   path: string;
+  /** This thread's row in usage_writers, where each commit records the last batch number it holds. */
+  token: string;
   /** [0]: the highest batch number committed; [1]: 1 while the database refuses writes. */
   state: SharedArrayBuffer;
 }
@@ -16,7 +18,7 @@ export interface WriterThreadData {
 /** A batch from the main thread: rows and content as JSON (one string copies faster than a structured clone of objects). */
 export type WriterMessage = { type: 'batch'; seq: number; rows: string; content: string | null } | { type: 'flush' } | { type: 'close' };
 
-const { path, state } = workerData as WriterThreadData;
+const { path, token, state } = workerData as WriterThreadData;
 
 // This thread yields the CPU to request handling: on Linux a thread has its own nice value
 // (/proc/thread-self names its id). Elsewhere, or if not allowed, it runs at normal priority.
@@ -34,6 +36,7 @@ db.pragma('busy_timeout = 200');
 db.pragma('synchronous = NORMAL');
 
 let received = 0;
+const markCommitted = db.prepare('INSERT OR REPLACE INTO usage_writers (token, seq) VALUES (?, ?)');
 const writer = new UsageBatchWriter(
   db,
   (message) => port.postMessage({ type: 'log', message }),
@@ -43,6 +46,7 @@ const writer = new UsageBatchWriter(
     Atomics.store(shared, 1, 0);
     Atomics.notify(shared, 0);
   },
+  () => markCommitted.run(token, received),
 );
 
 port.on('message', (message: WriterMessage) => {
@@ -53,6 +57,7 @@ port.on('message', (message: WriterMessage) => {
     writer.flush();
   } else {
     writer.flush();
+    db.prepare('DELETE FROM usage_writers WHERE token = ?').run(token);
     db.close();
     port.close();
     return;

@@ -108,6 +108,27 @@ describe('UsageStore', () => {
     expect(count()).toBe(8);
   });
 
+  it('never saves a row twice when the writer thread dies after committing a batch but before reporting it', async () => {
+    const { db } = open();
+    const logs: string[] = [];
+    const store = new UsageStore(db, (m) => logs.push(m), { writerThread: true });
+    const count = () => db.prepare('SELECT count(*) FROM usage').pluck().get();
+    for (let i = 0; i < 3; i++) store.record(row());
+    store.flush();
+    expect(count()).toBe(3);
+    // As if the thread had died between its commit and its report: the batch is still marked unconfirmed.
+    const thread = (store as unknown as { thread: { worker: { terminate(): Promise<number> }; state: Int32Array; sent: number; unconfirmed: unknown[] } }).thread;
+    thread.unconfirmed.push({ seq: thread.sent, rows: [[Date.now(), 'req_committed', null, 'chat', 'gpt-4o', 'openai', 'gpt-4o', 'balanced', 200, null, 0, 1, 1, 2, 0, 0, 0, 1, 1, '[]']], content: [] });
+    Atomics.store(thread.state, 0, thread.sent - 1);
+    await thread.worker.terminate();
+    await vi.waitFor(() => expect(logs.join('\n')).toContain('usage rows are saved on the main thread from now on'));
+    store.record(row());
+    store.flush();
+    expect(count()).toBe(4);
+    expect(db.prepare("SELECT count(*) FROM usage WHERE request_id = 'req_committed'").pluck().get()).toBe(0);
+    await store.close();
+  });
+
   it('saves every row on the main thread if the writer thread dies, including the batch it had been given', async () => {
     const { db } = open();
     const logs: string[] = [];
