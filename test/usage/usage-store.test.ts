@@ -42,6 +42,14 @@ describe('UsageStore', () => {
   afterEach(() => {
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
+  /** A store with its writer thread, the messages it logs, and the rows the database holds. */
+  const openThreaded = () => {
+    const { dir, db } = open();
+    const logs: string[] = [];
+    const store = new UsageStore(db, (m) => logs.push(m), { writerThread: true });
+    const count = () => db.prepare('SELECT count(*) FROM usage').pluck().get();
+    return { dir, db, logs, store, count };
+  };
 
   it.each([
     ['on the calling thread', false],
@@ -82,10 +90,7 @@ describe('UsageStore', () => {
   });
 
   it('with the writer thread: flush() returns with every row readable, a locked database neither blocks nor loses rows, close() saves the rest', async () => {
-    const { dir, db } = open();
-    const logs: string[] = [];
-    const store = new UsageStore(db, (m) => logs.push(m), { writerThread: true });
-    const count = () => db.prepare('SELECT count(*) FROM usage').pluck().get();
+    const { dir, logs, store, count } = openThreaded();
     for (let i = 0; i < 3; i++) store.record(row());
     store.flush();
     expect(count()).toBe(3);
@@ -109,10 +114,7 @@ describe('UsageStore', () => {
   });
 
   it('never saves a row twice when the writer thread dies after committing a batch but before reporting it', async () => {
-    const { db } = open();
-    const logs: string[] = [];
-    const store = new UsageStore(db, (m) => logs.push(m), { writerThread: true });
-    const count = () => db.prepare('SELECT count(*) FROM usage').pluck().get();
+    const { db, logs, store, count } = openThreaded();
     for (let i = 0; i < 3; i++) store.record(row());
     store.flush();
     expect(count()).toBe(3);
@@ -130,10 +132,7 @@ describe('UsageStore', () => {
   });
 
   it('saves every row on the main thread if the writer thread dies, including the batch it had been given', async () => {
-    const { db } = open();
-    const logs: string[] = [];
-    const store = new UsageStore(db, (m) => logs.push(m), { writerThread: true });
-    const count = () => db.prepare('SELECT count(*) FROM usage').pluck().get();
+    const { logs, store, count } = openThreaded();
     store.record(row());
     store.flush();
     expect(count()).toBe(1);
