@@ -21,6 +21,8 @@ const { values, positionals } = parseArgs({ allowPositionals: true, options: {
     concurrency: { type: 'string', default: '1,16' },
     'args-a': { type: 'string', default: '' },
     'args-b': { type: 'string', default: '' },
+    'env-a': { type: 'string', default: '' },
+    'env-b': { type: 'string', default: '' },
   },
 });
 if (positionals.length !== 2) {
@@ -36,7 +38,8 @@ const builds: { name: string; process: PatchbayProcess }[] = [];
 for (const [index, bin] of positionals.entries()) {
   process.env.BENCH_PATCHBAY_BIN = resolve(bin);
   const args = (index === 0 ? values['args-a'] : values['args-b']).split(' ').filter(Boolean);
-  builds.push({ name: index === 0 ? 'A' : 'B', process: await startPatchbay(upstream.port, args) });
+  const env = Object.fromEntries((index === 0 ? values['env-a'] : values['env-b']).split(' ').filter(Boolean).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+  builds.push({ name: index === 0 ? 'A' : 'B', process: await startPatchbay(upstream.port, args, env) });
 }
 
 const figures = new Map<string, { cpu: number[]; rps: number[]; p50: number[]; p99: number[] }>();

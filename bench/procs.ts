@@ -6,7 +6,7 @@ import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NODE_FLAGS } from '../bin/node-flags.js';
+import { NODE_ENV, NODE_FLAGS } from '../bin/node-flags.js';
 import type { Job, JobResult } from './loadgen.ts';
 
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
@@ -169,7 +169,7 @@ export interface PatchbayProcess extends Managed {
  * groq, together and openai providers at the bench upstream, provider secrets in the environment,
  * and an API key with rate limits (so the limiter runs on every request).
  */
-export async function startPatchbay(upstreamPort: number, nodeArgs: string[] = []): Promise<PatchbayProcess> {
+export async function startPatchbay(upstreamPort: number, nodeArgs: string[] = [], extraEnv: Record<string, string> = {}): Promise<PatchbayProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'patchbay-bench-'));
   const upstream = `http://127.0.0.1:${upstreamPort}`;
   writeFileSync(
@@ -194,6 +194,9 @@ export async function startPatchbay(upstreamPort: number, nodeArgs: string[] = [
     // Never read the developer's own keychain entries.
     PATCHBAY_KEYCHAIN_SERVICE: 'patchbay-bench',
     PATCHBAY_HOME: dataDir,
+    // The environment `npm start` and the bin's shebang give the server.
+    ...NODE_ENV,
+    ...extraEnv,
   };
   delete env.ANTHROPIC_API_KEY;
   delete env.GEMINI_API_KEY;
@@ -249,12 +252,12 @@ export interface FloorProcess extends Managed {
 }
 
 /**
- * The bare Node pass-through proxy (floor-proxy.mjs), run with the same node flag as Patchbay so
+ * The bare Node pass-through proxy (floor-proxy.mjs), run with the same node flags and environment as Patchbay so
  * the two differ only in what the code does per request. It reports its port over IPC.
  */
 export async function startFloorProxy(upstreamPort: number): Promise<FloorProcess> {
   const entry = join(BENCH_DIR, 'floor-proxy.mjs');
-  const child = spawn(process.execPath, [...NODE_FLAGS, entry, `http://127.0.0.1:${upstreamPort}`], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  const child = spawn(process.execPath, [...NODE_FLAGS, entry, `http://127.0.0.1:${upstreamPort}`], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: { ...process.env, ...NODE_ENV } });
   const process_ = managed(child);
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the floor proxy did not start within 30 s:\n${process_.output()}`)), 30_000);

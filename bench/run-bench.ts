@@ -38,6 +38,8 @@ interface Settings {
   slowMs: number;
   slowConcurrency: number;
   slowDelayMs: number;
+  /** Chat requests at concurrency 1 in the warm-up. */
+  warmupC1: number;
   /** RSS is compared after this many requests ... */
   checkpointA: number;
   /** ... and after this many. */
@@ -59,6 +61,7 @@ const FULL: Settings = {
   slowMs: 2500,
   slowConcurrency: 256,
   slowDelayMs: 50,
+  warmupC1: 2000,
   checkpointA: 10_000,
   checkpointB: 100_000,
   soakCapMs: 110_000,
@@ -74,6 +77,7 @@ const QUICK: Settings = {
   streamsPerRound: 5,
   embeddingsMs: 700,
   slowMs: 1200,
+  warmupC1: 500,
   checkpointA: 3_000,
   checkpointB: 15_000,
   soakCapMs: 20_000,
@@ -239,12 +243,16 @@ async function runBench(settings: Settings, mode: 'quick' | 'full'): Promise<num
     const run = (phase: string, round: number, target: Target, kind: JobKind, concurrency: number, durationMs: number, maxRequests = 10_000_000) =>
       runSegment(loadgen, upstreamOrigin, settings, { phase, round, target, kind, concurrency, durationMs, maxRequests });
 
-    // Warm-up: every traffic shape once (so the heap and socket pools reach their working size),
-    // then chat until each gateway has served checkpoint A requests: RSS is sampled there.
+    // Warm-up: every traffic shape once, at the concurrency it is measured at (so the heap and
+    // socket pools reach their working size, and the JIT has compiled what each shape runs: without
+    // a concurrency-1 warm-up the first measured concurrency-1 segment ran while V8 compiled ~200
+    // functions on the same two cores, and its p99 was 3-5x the later rounds'), then chat until
+    // each gateway has served checkpoint A requests: RSS is sampled there.
     log('warm-up ...');
     for (const target of targets) {
+      await run('warmup', 0, target, 'chat', 1, 10_000, settings.warmupC1);
       await run('warmup', 0, target, 'chat', 16, 10_000, 1000);
-      await run('warmup', 0, target, 'stream', 4, 10_000, 12);
+      await run('warmup', 0, target, 'stream', 1, 10_000, settings.streamsPerRound);
       await run('warmup', 0, target, 'embeddings', 16, 10_000, 500);
     }
     await upstreamConfig({ chatDelayMs: settings.slowDelayMs });

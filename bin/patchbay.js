@@ -1,5 +1,5 @@
-#!/usr/bin/env -S node --max-semi-space-size=16 --heap-growing-percent=50
-// The shebang's flags are NODE_FLAGS in bin/node-flags.js (why each is there is written there).
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=16 --heap-growing-percent=50
+// The shebang's environment and flags are NODE_ENV and NODE_FLAGS in bin/node-flags.js (why each is there is written there).
 // Thin launcher for the CLI in core/cli.
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 18)) {

@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, st
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NODE_FLAGS } from '../bin/node-flags.js';
+import { NODE_ENV, NODE_FLAGS } from '../bin/node-flags.js';
 import { ensureCoreBuilt } from './build-core.js';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -108,7 +108,10 @@ if (mode === 'start' || mode === 'bench') {
 
 let command;
 if (mode === 'test') command = [node, join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...rest];
-else if (mode === 'start') command = [node, ...NODE_FLAGS, join(root, 'bin', 'patchbay.js'), ...rest];
+else if (mode === 'start') {
+  command = [node, ...NODE_FLAGS, join(root, 'bin', 'patchbay.js'), ...rest];
+  for (const [name, value] of Object.entries(NODE_ENV)) env[name] ??= value;
+}
 else if (mode === 'bench') command = [node, join(root, 'bench', 'run-bench.ts'), ...rest];
 else if (mode === 'install') process.exit(0);
 else {
