@@ -15,9 +15,9 @@ export interface Admission {
 }
 
 interface KeyWindow {
-  /** Admissions in the last minute (requests per minute: an exact sliding log). */
+  /** Admissions in the last minute (requests per minute: an exact sliding log; `total` is the count). */
   requests: SlidingLog;
-  /** Tokens in the last minute; an entry is the reservation, replaced by the actual count on settle. */
+  /** Tokens in the last minute: a request adds its reservation, and on settle the difference to what it really used. */
   tokens: SlidingLog;
   monthStart: number;
   /** Start of the next month: the window holds while now is before it (no date arithmetic per request). */
@@ -98,7 +98,7 @@ export class KeyLimiter {
         'insufficient_quota',
       );
     }
-    if (key.rpmLimit !== null && window.requests.size >= key.rpmLimit) {
+    if (key.rpmLimit !== null && window.requests.total >= key.rpmLimit) {
       const retry = (window.requests.oldest()! + MINUTE_MS - now) / 1000;
       throw new RateLimitError(`Rate limit reached for this key: ${key.rpmLimit} requests per minute. Retry in ${retry.toFixed(1)}s.`, 'rate_limit_exceeded', retry, this.headersFor(key, window, now));
     }
@@ -122,7 +122,7 @@ export class KeyLimiter {
       settle: (actual: Estimate) => {
         if (settled) return;
         settled = true;
-        if (tokenEntry >= 0) window.tokens.adjust(tokenEntry, actual.tokens);
+        if (tokenEntry >= 0) window.tokens.adjust(tokenEntry, actual.tokens - estimate.tokens);
         window.reservedTokens -= estimate.tokens;
         window.reservedUsd -= estimate.costUsd;
         // A request settling after the month rolled over belongs to the month it started in.
@@ -139,7 +139,7 @@ export class KeyLimiter {
     if (key.rpmLimit !== null) {
       const oldest = window.requests.oldest();
       headers['x-ratelimit-limit-requests'] = String(key.rpmLimit);
-      headers['x-ratelimit-remaining-requests'] = String(Math.max(0, key.rpmLimit - window.requests.size));
+      headers['x-ratelimit-remaining-requests'] = String(Math.max(0, key.rpmLimit - window.requests.total));
       headers['x-ratelimit-reset-requests'] = formatDuration(oldest === undefined ? 0 : oldest + MINUTE_MS - now);
     }
     if (key.tpmLimit !== null) {

@@ -4,10 +4,14 @@ const MIN_CAPACITY = 64;
  * An exact sliding window: entries (time, amount) in arrival order, with a running sum, so adding,
  * expiring and reading the total cost O(1) amortised however many entries the window holds.
  *
+ * Amounts that arrive in the same millisecond share one entry (times are Date.now() milliseconds,
+ * so nothing is lost): a minute holds at most 60,000 entries however busy the key, about 1 MB.
+ * One entry per request grew a busy key's two windows (requests and tokens, ~300k requests a
+ * minute at 5,000 req/s) to 16 MB, and the router's RSS with them.
+ *
  * The entries live in a ring of two Float64Arrays that doubles when full and halves when mostly
- * empty. A busy key's minute holds hundreds of thousands of entries; in typed arrays they are
- * outside the JavaScript heap (nothing for the garbage collector to scan or move), and the ring
- * does not reallocate as entries come and go, only when the window's size changes by 2x.
+ * empty: outside the JavaScript heap (nothing for the garbage collector to scan or move), and not
+ * reallocated as entries come and go, only when the window's size changes by 2x.
  */
 export class SlidingLog {
   private times = new Float64Array(MIN_CAPACITY);
@@ -21,6 +25,7 @@ export class SlidingLog {
   private first = 0;
   total = 0;
 
+  /** Entries in the window: distinct milliseconds, not amounts (see `total`). */
   get size(): number {
     return this.count;
   }
@@ -30,8 +35,16 @@ export class SlidingLog {
     return this.count > 0 ? this.times[this.head] : undefined;
   }
 
-  /** Adds an entry; returns its sequence number for `adjust`. */
+  /** Adds an amount at a time (to the newest entry when it has the same time); returns the entry's sequence number for `adjust`. */
   push(at: number, amount: number): number {
+    if (this.count > 0) {
+      const newest = (this.head + this.count - 1) & this.mask;
+      if (this.times[newest] === at) {
+        this.amounts[newest] += amount;
+        this.total += amount;
+        return this.first + this.count - 1;
+      }
+    }
     if (this.count === this.times.length) this.resize(this.times.length * 2);
     const position = (this.head + this.count) & this.mask;
     this.times[position] = at;
@@ -41,13 +54,12 @@ export class SlidingLog {
     return this.first + this.count - 1;
   }
 
-  /** Changes an entry's amount (a reservation settled at what was really used), if still in the window. */
-  adjust(sequence: number, amount: number): void {
+  /** Adds `delta` to an entry's amount (a reservation settled at what was really used), if it is still in the window. */
+  adjust(sequence: number, delta: number): void {
     const offset = sequence - this.first;
     if (offset < 0 || offset >= this.count) return;
-    const position = (this.head + offset) & this.mask;
-    this.total += amount - this.amounts[position];
-    this.amounts[position] = amount;
+    this.amounts[(this.head + offset) & this.mask] += delta;
+    this.total += delta;
   }
 
   /** Drops entries at or before `cutoff`. */
