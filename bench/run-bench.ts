@@ -649,6 +649,7 @@ function buildReport(
       requests: s.result.count,
       rps: round(s.result.count / (s.result.elapsedMs / 1000), 1),
       p50_ms: round(percentiles(s.result.latencies, [50])[0], 3),
+      p99_ms: round(percentiles(s.result.latencies, [99])[0], 3),
       cpu_us_per_request: s.cpuMs === null ? null : round((s.cpuMs * 1000) / Math.max(1, s.result.count), 0),
       errors: s.result.errors,
     })),
