@@ -1,6 +1,6 @@
 // The load generator: its own process (forked by run-bench.ts, driven over IPC), so it never
 // shares an event loop with the upstream or a gateway. Closed-loop workers on an undici Pool
-// with keep-alive; every response is checked (status 200 and the right body) and counted.
+// with keep-alive (one per job); every response is checked (status 200 and the right body) and counted.
 import { Pool } from 'undici';
 import { checkChat, checkEmbedding, streamText } from './wire.ts';
 
@@ -38,21 +38,20 @@ export interface JobResult {
   batched: number;
 }
 
-const pools = new Map<string, Pool>();
-
-function poolFor(origin: string): Pool {
-  let pool = pools.get(origin);
-  if (!pool) {
-    // Idle sockets are dropped after 4 s, before any server's own keep-alive timeout (Node's
-    // default is 5 s) can close one just as a request is sent on it.
-    pool = new Pool(origin, { connections: 512, pipelining: 1, keepAliveTimeout: 4_000, keepAliveMaxTimeout: 4_000, headersTimeout: 30_000, bodyTimeout: 30_000 });
-    pools.set(origin, pool);
-  }
-  return pool;
-}
-
+/**
+ * One job on a pool of its own, closed when the job ends: its connections are opened by the job
+ * (the first request of each worker includes a loopback connect) and closed before the next job
+ * starts. A pool kept across jobs left up to 256 idle connections per target after the heavy
+ * phases, and their idle timeout closed them during a later segment: measured, the teardown of
+ * 320 idle connections inside a concurrency-1 segment raised its p99 from 0.8-1.1 ms to 1.0-2.3 ms
+ * and its CPU per request by ~25 %, for whichever target happened to be measured then.
+ *
+ * The pool may open more connections than there are workers (512, as before): with exactly one
+ * per worker, a worker's next request waited in the pool until its connection was released, and
+ * the slower client cut Patchbay's measured c16 throughput by 17 % (Portkey's by 4 %).
+ */
 async function runJob(job: Job): Promise<JobResult> {
-  const pool = poolFor(job.origin);
+  const pool = new Pool(job.origin, { connections: 512, pipelining: 1, headersTimeout: 30_000, bodyTimeout: 30_000 });
   const body = Buffer.from(job.body);
   const headers = { 'content-type': 'application/json', ...job.headers };
   const latencies: number[] = [];
@@ -146,11 +145,13 @@ async function runJob(job: Job): Promise<JobResult> {
   }
 
   await Promise.all(Array.from({ length: job.concurrency }, () => worker()));
+  const elapsedMs = performance.now() - started;
+  await pool.close();
   return {
     count: issued,
     errors,
     errorSamples,
-    elapsedMs: performance.now() - started,
+    elapsedMs,
     latencies: Float64Array.from(latencies),
     ttfb: Float64Array.from(ttfb),
     gaps: Float64Array.from(gaps),
