@@ -246,8 +246,9 @@ async function runBench(settings: Settings, mode: 'quick' | 'full'): Promise<num
     // Warm-up: every traffic shape once, at the concurrency it is measured at (so the heap and
     // socket pools reach their working size, and the JIT has compiled what each shape runs: without
     // a concurrency-1 warm-up the first measured concurrency-1 segment ran while V8 compiled ~200
-    // functions on the same two cores, and its p99 was 3-5x the later rounds'), then chat until
-    // each gateway has served checkpoint A requests: RSS is sampled there.
+    // functions on the same two cores), then chat until each gateway has served checkpoint A
+    // requests: RSS is sampled there. Round 1's concurrency-1 segments are still slower than the
+    // later rounds' for every gateway (p99 and CPU per request); the cause is not known (issue 6).
     log('warm-up ...');
     for (const target of targets) {
       await run('warmup', 0, target, 'chat', 1, 10_000, settings.warmupC1);

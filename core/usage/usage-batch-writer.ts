@@ -45,7 +45,7 @@ export class UsageBatchWriter {
   constructor(db: PatchbayDatabase, log: (message: string) => void, onDrained: () => void = () => undefined, inTransaction: () => void = () => undefined) {
     this.log = log;
     this.onDrained = onDrained;
-    const insert = db.prepare(`INSERT INTO usage (${COLUMNS}) VALUES (${'?, '.repeat(19)}?)`);
+    const insert = db.prepare(`INSERT INTO usage (${COLUMNS}) VALUES (${COLUMNS.split(',').map(() => '?').join(', ')})`);
     const insertContent = db.prepare('INSERT OR REPLACE INTO content_log (request_id, ts, request, response) VALUES (@requestId, @ts, @request, @response)');
     this.commit = db.transaction((rows: RowValues[], content: ContentEntry[]) => {
       for (const row of rows) insert.run(row);
