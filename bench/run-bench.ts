@@ -40,6 +40,8 @@ interface Settings {
   slowDelayMs: number;
   /** Chat requests at concurrency 1 in the warm-up. */
   warmupC1: number;
+  /** Run one whole round, unmeasured, after checkpoint A (see the warm-up comment). */
+  warmupRound: boolean;
   /** RSS is compared after this many requests ... */
   checkpointA: number;
   /** ... and after this many. */
@@ -62,6 +64,7 @@ const FULL: Settings = {
   slowConcurrency: 256,
   slowDelayMs: 50,
   warmupC1: 2000,
+  warmupRound: true,
   checkpointA: 10_000,
   checkpointB: 100_000,
   soakCapMs: 110_000,
@@ -78,6 +81,7 @@ const QUICK: Settings = {
   embeddingsMs: 700,
   slowMs: 1200,
   warmupC1: 500,
+  warmupRound: false,
   checkpointA: 3_000,
   checkpointB: 15_000,
   soakCapMs: 20_000,
@@ -244,11 +248,9 @@ async function runBench(settings: Settings, mode: 'quick' | 'full'): Promise<num
       runSegment(loadgen, upstreamOrigin, settings, { phase, round, target, kind, concurrency, durationMs, maxRequests });
 
     // Warm-up: every traffic shape once, at the concurrency it is measured at (so the heap and
-    // socket pools reach their working size, and the JIT has compiled what each shape runs: without
-    // a concurrency-1 warm-up the first measured concurrency-1 segment ran while V8 compiled ~200
-    // functions on the same two cores), then chat until each gateway has served checkpoint A
-    // requests: RSS is sampled there. Round 1's concurrency-1 segments are still slower than the
-    // later rounds' for every gateway (p99 and CPU per request); the cause is not known (issue 6).
+    // socket pools reach their working size, and the JIT has compiled what each shape runs), then
+    // chat until each gateway has served checkpoint A requests: RSS is sampled there. Then, in the
+    // full run, one whole round unmeasured (round 0, below), for the JIT's second tier.
     log('warm-up ...');
     for (const target of targets) {
       await run('warmup', 0, target, 'chat', 1, 10_000, settings.warmupC1);
@@ -266,16 +268,27 @@ async function runBench(settings: Settings, mode: 'quick' | 'full'): Promise<num
     const checkpointA = new Map<TargetName, Checkpoint>();
     for (const target of gateways) checkpointA.set(target.name, { served: target.served, rssMb: memoryMb(target.process!.pid).rss });
 
-    for (let round = 1; round <= settings.rounds; round++) {
-      log(`round ${round}/${settings.rounds}: chat at concurrency ${settings.concurrencies.join(', ')} ...`);
+    // Round 0 is the rest of the warm-up: every segment of a round, unmeasured (phase 'warmup').
+    // After the warm-up above, V8 had optimised the hot functions with Maglev only; the tier-up to
+    // TurboFan (thousands of calls per function, counted again after each type-feedback change)
+    // came during the next segment. Measured with --trace-opt: Patchbay compiled 177-183 functions
+    // with TurboFan during round 1's concurrency-1 segment (4-18 in rounds 2 and 3), and round 1
+    // was the slow one for every gateway (Patchbay's c1 p99 2.6-3.8 ms against 0.8-1.2 in rounds
+    // 2-3, the floor's 1.5-1.8 against 0.4-0.7). With this round first, the compilations (148) and
+    // the slow segment move into it: round 1 then had 4 compilations and a p99 like the others'.
+    const firstRound = settings.warmupRound ? 0 : 1;
+    for (let round = firstRound; round <= settings.rounds; round++) {
+      const phase = (name: string) => (round === 0 ? 'warmup' : name);
+      const label = round === 0 ? 'warm-up round' : `round ${round}/${settings.rounds}`;
+      log(`${label}: chat at concurrency ${settings.concurrencies.join(', ')} ...`);
       for (const concurrency of settings.concurrencies) {
-        for (const target of targets) await run('chat', round, target, 'chat', concurrency, settings.chatMs);
+        for (const target of targets) await run(phase('chat'), round, target, 'chat', concurrency, settings.chatMs);
       }
-      log(`round ${round}/${settings.rounds}: streams, embeddings, ${settings.slowDelayMs} ms upstream at concurrency ${settings.slowConcurrency} ...`);
-      for (const target of targets) await run('stream', round, target, 'stream', 1, 60_000, settings.streamsPerRound);
-      for (const target of targets) await run('embeddings', round, target, 'embeddings', 16, settings.embeddingsMs);
+      log(`${label}: streams, embeddings, ${settings.slowDelayMs} ms upstream at concurrency ${settings.slowConcurrency} ...`);
+      for (const target of targets) await run(phase('stream'), round, target, 'stream', 1, 60_000, settings.streamsPerRound);
+      for (const target of targets) await run(phase('embeddings'), round, target, 'embeddings', 16, settings.embeddingsMs);
       await upstreamConfig({ chatDelayMs: settings.slowDelayMs });
-      for (const target of targets) await run('slow', round, target, 'chat', settings.slowConcurrency, settings.slowMs);
+      for (const target of targets) await run(phase('slow'), round, target, 'chat', settings.slowConcurrency, settings.slowMs);
       await upstreamConfig({ chatDelayMs: 0 });
     }
 
@@ -603,7 +616,7 @@ function buildReport(
   const lines: string[] = [];
   lines.push(`# Patchbay benchmark (${mode})`, '');
   lines.push(
-    `${new Date().toISOString()} · Node ${process.version} · ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'} · Portkey gateway ${versions.gateway} (@hono/node-server ${versions.nodeServer}, hono ${versions.hono}) · ${settings.rounds} interleaved round(s) · ${fmt(seconds, 0)} s`,
+    `${new Date().toISOString()} · Node ${process.version} · ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'} · Portkey gateway ${versions.gateway} (@hono/node-server ${versions.nodeServer}, hono ${versions.hono}) · ${settings.rounds} interleaved round(s)${settings.warmupRound ? ' after an unmeasured warm-up round' : ''} · ${fmt(seconds, 0)} s`,
     '',
   );
   const header = names.map((n) => (n === 'direct' || n === 'floor' ? n : targets.find((t) => t.name === n)!.label));
