@@ -17,6 +17,21 @@ const RETRY_AFTER_FAILURE_MS = 1000;
 /** Rows kept in memory while the database refuses writes (about 50 MB at most). */
 const MAX_PENDING_ROWS = 100_000;
 
+/**
+ * usage_writers: the last batch each usage writer thread committed, written in the same transaction
+ * as its rows (see UsageStore). The thread records and removes its row; the server reads it when the
+ * thread died, and removes it then.
+ */
+export const usageWriters = {
+  /** A statement recording that the writer `token` holds every batch up to `seq`. */
+  prepareMark: (db: PatchbayDatabase) => db.prepare<[string, number]>('INSERT OR REPLACE INTO usage_writers (token, seq) VALUES (?, ?)'),
+  /** The last batch the writer committed (0 when it committed none). */
+  committed: (db: PatchbayDatabase, token: string): number => (db.prepare('SELECT seq FROM usage_writers WHERE token = ?').pluck().get(token) as number | undefined) ?? 0,
+  forget: (db: PatchbayDatabase, token: string): void => {
+    db.prepare('DELETE FROM usage_writers WHERE token = ?').run(token);
+  },
+};
+
 export function toRowValues(r: UsageRecord): RowValues {
   return [
     r.ts, r.requestId, r.keyId, r.endpoint, r.requestedModel, r.provider, r.model, r.strategy, r.status, r.errorType,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import type { AttemptReport } from '../errors/provider-error.ts';
 import type { PatchbayDatabase } from './open-database.ts';
-import { UsageBatchWriter, toRowValues, type ContentEntry, type RowValues } from './usage-batch-writer.ts';
+import { UsageBatchWriter, toRowValues, usageWriters, type ContentEntry, type RowValues } from './usage-batch-writer.ts';
 import type { WriterMessage, WriterThreadData } from './usage-writer-thread.ts';
 
 /** One request's metadata. Never content. */
@@ -184,8 +184,8 @@ export class UsageStore {
     // The thread may have committed a batch and died before saying so: the database knows.
     let committed = 0;
     try {
-      committed = (this.db.prepare('SELECT seq FROM usage_writers WHERE token = ?').pluck().get(this.writerToken) as number | undefined) ?? 0;
-      this.db.prepare('DELETE FROM usage_writers WHERE token = ?').run(this.writerToken);
+      committed = usageWriters.committed(this.db, this.writerToken);
+      usageWriters.forget(this.db, this.writerToken);
     } catch {
       // The database cannot be read or written right now: go by what the thread reported.
     }

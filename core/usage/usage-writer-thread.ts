@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { UsageBatchWriter, type ContentEntry, type RowValues } from './usage-batch-writer.ts';
+import { UsageBatchWriter, usageWriters, type ContentEntry, type RowValues } from './usage-batch-writer.ts';
 
 export interface WriterThreadData {
   path: string;
@@ -36,7 +36,7 @@ db.pragma('busy_timeout = 200');
 db.pragma('synchronous = NORMAL');
 
 let received = 0;
-const markCommitted = db.prepare('INSERT OR REPLACE INTO usage_writers (token, seq) VALUES (?, ?)');
+const markCommitted = usageWriters.prepareMark(db);
 const writer = new UsageBatchWriter(
   db,
   (message) => port.postMessage({ type: 'log', message }),
@@ -57,7 +57,7 @@ port.on('message', (message: WriterMessage) => {
     writer.flush();
   } else {
     writer.flush();
-    db.prepare('DELETE FROM usage_writers WHERE token = ?').run(token);
+    usageWriters.forget(db, token);
     db.close();
     port.close();
     return;
