@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -200,5 +201,116 @@ describe('signing in to the dashboard with a one-time link', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'patchbay.js');
+
+/** Runs the patchbay CLI as a user would; resolves with its exit code and output. */
+function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('the sign-in link from the command line', () => {
+  let home: string;
+  let fakeBin: string;
+  let opened: string;
+  let server: ChildProcess | null = null;
+  let serverOut = '';
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    home = mkdtempSync(join(tmpdir(), 'patchbay-ui-cli-'));
+    // A stand-in for the desktop's xdg-open that notes which URL it was asked to open.
+    fakeBin = join(home, 'bin');
+    opened = join(home, 'opened-url');
+    mkdirSync(fakeBin);
+    writeFileSync(join(fakeBin, 'xdg-open'), `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`);
+    chmodSync(join(fakeBin, 'xdg-open'), 0o755);
+    env = { PATH: `${fakeBin}:${process.env.PATH}`, PATCHBAY_HOME: join(home, 'data') };
+    server = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env });
+    server.stderr!.resume();
+    await new Promise<void>((resolve, reject) => {
+      server!.stdout!.on('data', (d) => {
+        serverOut += d;
+        if (/^Sign in: .*$/m.test(serverOut)) resolve();
+      });
+      server!.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
+    });
+  });
+  afterAll(async () => {
+    if (server && server.exitCode === null) {
+      const exited = new Promise((resolve) => server!.once('exit', resolve));
+      server.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  const signInWith = async (link: string) => {
+    const origin = new URL(link).origin;
+    return call(origin, 'POST', '/api/session', { origin }, { code: codeOf(link) });
+  };
+
+  it('patchbay serve prints the dashboard address and a working one-time sign-in link after the listening line', async () => {
+    const lines = serverOut.trim().split('\n');
+    const listening = /^Patchbay listening on (http:\/\/127\.0\.0\.1:\d+)\/v1$/.exec(lines[0]);
+    expect(listening, serverOut).not.toBeNull();
+    const origin = listening![1];
+    expect(lines[1]).toBe(`Dashboard: ${origin}/ui/`);
+    expect(lines[2]).toMatch(new RegExp(`^Sign in: ${origin}/ui/#code=[A-Za-z0-9_-]{22,}$`));
+    const link = lines[2].slice('Sign in: '.length);
+    expect((await signInWith(link)).status).toBe(204);
+    expect((await signInWith(link)).status).toBe(401);
+    expect(serverOut).not.toContain(readFileSync(join(home, 'data', 'admin-token'), 'utf8').trim());
+  });
+
+  it('patchbay ui --no-open prints a fresh working link and opens nothing', async () => {
+    const result = await cli(['ui', '--no-open'], { ...env, DISPLAY: ':0' });
+    expect(result.code, result.stderr).toBe(0);
+    const link = /^Sign in: (http:\/\/127\.0\.0\.1:\d+\/ui\/#code=\S+)$/m.exec(result.stdout)?.[1];
+    expect(link, result.stdout).toBeDefined();
+    const answer = await signInWith(link!);
+    expect(answer.status).toBe(204);
+    const cookie = String(answer.headers['set-cookie']).split(';')[0];
+    expect((await call(new URL(link!).origin, 'GET', '/api/keys', { cookie })).status).toBe(200);
+    expect(existsSync(opened)).toBe(false);
+  });
+
+  it('patchbay ui opens the link in the browser when a display is available, and only then', async () => {
+    const headless = await cli(['ui'], env);
+    expect(headless.code).toBe(0);
+    expect(headless.stderr).toMatch(/open the link above/);
+    expect(existsSync(opened)).toBe(false);
+
+    const desktop = await cli(['ui'], { ...env, DISPLAY: ':0' });
+    expect(desktop.code, desktop.stderr).toBe(0);
+    const link = /^Sign in: (\S+)$/m.exec(desktop.stdout)![1];
+    // The opener runs detached; wait (bounded) for it to have been handed the link.
+    for (let i = 0; i < 100 && !existsSync(opened); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(readFileSync(opened, 'utf8')).toBe(link);
+    expect((await signInWith(link)).status).toBe(204);
+  });
+
+  it('patchbay ui without a running server says to start it, in one line, and exits 1', async () => {
+    const idle = { ...env, PATCHBAY_HOME: join(home, 'no-server') };
+    const result = await cli(['ui', '--no-open'], idle);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/not running.*npm start/);
+    // A server.json left behind by a server that died is the same situation.
+    mkdirSync(idle.PATCHBAY_HOME!, { recursive: true });
+    writeFileSync(join(idle.PATCHBAY_HOME!, 'server.json'), JSON.stringify({ url: 'http://127.0.0.1:9', pid: 1 }));
+    const stale = await cli(['ui', '--no-open'], idle);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toMatch(/not running.*npm start/);
   });
 });
