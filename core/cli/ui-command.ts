@@ -29,8 +29,8 @@ export async function runUiCommand(args: string[], io: CliIo): Promise<number> {
 /** How this platform opens a URL in the default browser; null where no display can show one. */
 export function browserCommand(url: string, platform: NodeJS.Platform, env: NodeJS.ProcessEnv): { command: string; args: string[] } | null {
   if (platform === 'darwin') return { command: 'open', args: [url] };
-  // `start` treats its first quoted argument as a window title, hence the empty one.
-  if (platform === 'win32') return { command: 'cmd', args: ['/c', 'start', '""', url] };
+  // `start` takes its first quoted argument as a window title, hence the empty one (Node quotes '' as "").
+  if (platform === 'win32') return { command: 'cmd', args: ['/c', 'start', '', url] };
   if (!env.DISPLAY && !env.WAYLAND_DISPLAY) return null;
   return { command: 'xdg-open', args: [url] };
 }
