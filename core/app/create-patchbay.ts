@@ -6,6 +6,7 @@ import { loadCatalog, type Catalog } from '../catalog/load-catalog.ts';
 import type { Protocol } from '../config/config-schema.ts';
 import { loadConfigFile, type PatchbayConfig } from '../config/load-config.ts';
 import { createRequestListener } from '../http/create-http-app.ts';
+import { DashboardSessions } from '../http/dashboard-sessions.ts';
 import { HostGuard } from '../http/host-guard.ts';
 import { KeyLimiter } from '../keys/key-limiter.ts';
 import { KeyStore } from '../keys/key-store.ts';
@@ -38,6 +39,8 @@ export interface PatchbayOptions {
   /** How long a shutdown waits for in-flight requests before cutting them (default SHUTDOWN_GRACE_MS). */
   shutdownGraceMs?: number;
   log?: (message: string) => void;
+  /** The dashboard: its built folder (default renderer/dist in the package) and the sign-in clock (tests pass their own). */
+  dashboard?: { dir?: string; now?: () => number };
 }
 
 export interface Patchbay {
@@ -55,6 +58,11 @@ export interface Patchbay {
   adminToken: string;
   /** The key created on a first start with no keys: shown once, never stored in clear. */
   firstKey: string | null;
+  /**
+   * A link that signs a browser (or the desktop window) into the dashboard: a one-time code in the
+   * URL fragment, valid 10 minutes; the admin token never goes into a URL.
+   */
+  createSignInUrl(): string;
   /** Stops accepting, waits for in-flight requests, flushes usage, closes the database. */
   close(): Promise<void>;
 }
@@ -85,7 +93,9 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   const configPath = options.configPath ?? join(options.dataDir, 'config.json');
   const management = new ManagementService({ config, configPath, keys, usage, secrets, health, version: readVersion(), startedAt: Date.now() });
   const adminToken = loadAdminToken(options.dataDir);
-  const { listener, drain } = createRequestListener({ config, catalog, router, keys, limiter, usage, hostGuard, management, adminToken, log });
+  // In memory only: restarting Patchbay signs every dashboard out.
+  const sessions = new DashboardSessions({ now: options.dashboard?.now });
+  const { listener, drain } = createRequestListener({ config, catalog, router, keys, limiter, usage, hostGuard, management, adminToken, log, sessions, dashboardDir: options.dashboard?.dir });
 
   const firstKey = keys.count() === 0 ? keys.create({ name: 'default' }).secret : null;
 
@@ -118,6 +128,7 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
     usage,
     health,
     firstKey,
+    createSignInUrl: () => `${url}/ui/#code=${sessions.createCode().code}`,
     close() {
       closing ??= new Promise<void>((resolve) => {
         // Keep-alive connections become idle as their last response ends: close them as they do,

@@ -67,6 +67,48 @@ export async function connectManagement(values: { 'data-dir'?: string; config?: 
   return { management, mode: 'offline', close: () => db.close() };
 }
 
+/** What POST /api/session/code answers: a one-time dashboard sign-in code and its link. */
+export interface SignInLink {
+  code: string;
+  url: string;
+  expires_at: string;
+}
+
+/**
+ * Asks the running Patchbay for a fresh dashboard sign-in link. Null when none runs (no
+ * server.json, or nothing answers at its address): sessions live in the server's memory, so
+ * there is nothing to sign in to without it.
+ */
+export async function requestSignInLink(values: { 'data-dir'?: string }, env: NodeJS.ProcessEnv): Promise<SignInLink | null> {
+  const dataDir = values['data-dir'] ?? resolveDataDir(env);
+  const serverFile = join(dataDir, 'server.json');
+  if (!existsSync(serverFile)) return null;
+  let url: string;
+  try {
+    ({ url } = JSON.parse(readFileSync(serverFile, 'utf8')) as { url: string });
+  } catch {
+    return null;
+  }
+  let response: Response;
+  try {
+    response = await fetch(`${url}/api/session/code`, { method: 'POST', headers: { authorization: `Bearer ${loadAdminToken(dataDir)}` }, signal: AbortSignal.timeout(10_000) });
+  } catch {
+    // A stale server.json: the server died without removing it.
+    return null;
+  }
+  const text = await response.text();
+  if (!response.ok) {
+    let message = text;
+    try {
+      message = (JSON.parse(text) as { error: { message: string } }).error.message;
+    } catch {
+      // not JSON: keep the text
+    }
+    throw new UsageError(`Patchbay at ${url} refused a sign-in link: ${message}`);
+  }
+  return JSON.parse(text) as SignInLink;
+}
+
 function createHttpManagement(baseUrl: string, token: string): Management {
   const call = async (method: string, path: string, body?: unknown, raw = false) => {
     const response = await fetch(`${baseUrl}/api${path}`, {

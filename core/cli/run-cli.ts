@@ -4,6 +4,7 @@ import { PatchbayError } from '../errors/patchbay-error.ts';
 import { runKeysCommand } from './keys-command.ts';
 import { runProvidersCommand } from './providers-command.ts';
 import { runServeCommand } from './serve-command.ts';
+import { runUiCommand } from './ui-command.ts';
 import { runUsageCommand } from './usage-command.ts';
 
 export const HELP = `Patchbay: a local OpenAI-compatible router for LLM providers.
@@ -24,6 +25,9 @@ Usage:
   patchbay providers test NAME       A cheap authenticated call to the provider.
   patchbay usage [--month YYYY-MM] [--by model|provider|key|day] [--json] [--export csv|json]
       A month's totals (default: this month, UTC).
+  patchbay ui [--no-open]
+      Opens the running Patchbay's dashboard in a browser, signed in: prints a one-time
+      sign-in link (it works once, for 10 minutes) and opens it when a display is available.
 
 While "patchbay serve" runs, these commands go through its management API; otherwise they
 work on the data dir directly.
@@ -63,6 +67,8 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
         return await runProvidersCommand(rest, io);
       case 'usage':
         return await runUsageCommand(rest, io);
+      case 'ui':
+        return await runUiCommand(rest, io);
       case '-v':
       case '--version':
       case 'version':

@@ -26,6 +26,8 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
     );
   }
   io.out(`Patchbay listening on ${patchbay.url}/v1\n`);
+  // The sign-in code travels in the URL fragment, which browsers never send to a server or log.
+  io.out(`Dashboard: ${patchbay.url}/ui/\nSign in: ${patchbay.createSignInUrl()}\n`);
 
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {

@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { tokensEqual } from '../app/admin-token.ts';
-import { PatchbayError } from '../errors/patchbay-error.ts';
+import { InvalidRequestError, PatchbayError } from '../errors/patchbay-error.ts';
 import {
   createKeySchema,
   keySettingsSchema,
@@ -10,6 +10,7 @@ import {
   usageQuerySchema,
 } from '../management/management-schemas.ts';
 import type { ManagementService } from '../management/management-service.ts';
+import { clearedSessionCookie, readSessionCookies, sessionCookie, type DashboardSessions } from './dashboard-sessions.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { renderError } from './render-error.ts';
 import { validateBody } from './validate-body.ts';
@@ -20,14 +21,24 @@ export interface ApiDeps {
   /** Origins allowed to call /api from a browser: Patchbay's own pages. */
   isOwnOrigin: (origin: string, hostHeader: string | undefined) => boolean;
   log: (message: string) => void;
+  sessions: DashboardSessions;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Which credential a request carries: the admin token, a live dashboard session, or neither. */
+function authenticateManagement(req: Request, deps: ApiDeps): 'admin' | 'session' | null {
+  const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+  if (match && tokensEqual(match[1], deps.adminToken)) return 'admin';
+  return readSessionCookies(req.headers.cookie).some((id) => deps.sessions.check(id)) ? 'session' : null;
 }
 
 type Handler = (req: Request) => unknown;
 
 /**
- * The management API for the dashboard and the CLI. It needs the admin token (never a /v1 key)
- * and answers only same-origin browser requests: any web page can reach localhost, and this API
- * can mint keys and replace provider secrets.
+ * The management API for the dashboard and the CLI. It needs the admin token or a dashboard
+ * session (never a /v1 key) and answers only same-origin browser requests: any web page can reach
+ * localhost, and this API can mint keys and replace provider secrets.
  */
 export function createApiRouter(deps: ApiDeps): express.Router {
   const router = express.Router();
@@ -39,11 +50,42 @@ export function createApiRouter(deps: ApiDeps): express.Router {
     if (origin !== undefined && !deps.isOwnOrigin(origin, req.headers.host)) {
       return renderError(res, new PatchbayError(`The management API refuses cross-origin requests (from "${origin}"); only Patchbay's own dashboard may call it.`, { status: 403, type: 'permission_error', code: 'cross_origin_refused' }), deps.log);
     }
-    const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
-    if (!match || !tokensEqual(match[1], deps.adminToken)) {
+    next();
+  });
+
+  // Signing in is the one call without credentials: the one-time code is the credential.
+  router.post('/session', async (req: Request, res: Response) => {
+    try {
+      const input = await readJsonBody(req);
+      const code = (input as { code?: unknown } | null)?.code;
+      if (typeof code !== 'string') throw new InvalidRequestError('Send {"code": "<the code after #code= in the sign-in link>"}.', 'code');
+      const id = deps.sessions.redeemCode(code);
+      res.setHeader('set-cookie', sessionCookie(id, deps.sessions.sessionMaxAgeMs));
+      res.status(204).end();
+    } catch (error) {
+      renderError(res, error, deps.log);
+    }
+  });
+
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    const auth = authenticateManagement(req, deps);
+    if (auth === 'session' && !SAFE_METHODS.has(req.method) && req.headers.origin === undefined) {
+      // SameSite=Strict does not stop another page on this machine (any port of 127.0.0.1 is the
+      // same site): a write on the strength of the cookie must prove it comes from our own page.
       return renderError(
         res,
-        new PatchbayError('The management API needs the admin token (the file "admin-token" in Patchbay\'s data dir) as "Authorization: Bearer <token>"; /v1 keys are not accepted here.', {
+        new PatchbayError(`A dashboard session may change things only from Patchbay's own page: ${req.method} requests with the session cookie need an Origin header equal to Patchbay's origin (browsers send it). Scripts should use the admin token instead.`, {
+          status: 403,
+          type: 'permission_error',
+          code: 'cross_origin_refused',
+        }),
+        deps.log,
+      );
+    }
+    if (!auth) {
+      return renderError(
+        res,
+        new PatchbayError('The management API needs the admin token (the file "admin-token" in Patchbay\'s data dir) as "Authorization: Bearer <token>", or a dashboard session (sign in with the link from "patchbay ui"); /v1 keys are not accepted here.', {
           status: 401,
           type: 'invalid_request_error',
           code: 'invalid_admin_token',
@@ -51,7 +93,24 @@ export function createApiRouter(deps: ApiDeps): express.Router {
         deps.log,
       );
     }
+    res.locals.auth = auth;
     next();
+  });
+
+  router.get('/session', (_req: Request, res: Response) => {
+    res.json({ signed_in: true });
+  });
+  router.delete('/session', (req: Request, res: Response) => {
+    for (const id of readSessionCookies(req.headers.cookie)) deps.sessions.end(id);
+    res.setHeader('set-cookie', clearedSessionCookie());
+    res.status(204).end();
+  });
+  router.post('/session/code', (req: Request, res: Response) => {
+    if (res.locals.auth !== 'admin') {
+      return renderError(res, new PatchbayError('Only the admin token may create sign-in codes ("patchbay ui" does this for you).', { status: 403, type: 'permission_error', code: 'admin_token_required' }), deps.log);
+    }
+    const { code, expiresAt } = deps.sessions.createCode();
+    res.json({ code, url: `http://${req.headers.host}/ui/#code=${code}`, expires_at: new Date(expiresAt).toISOString() });
   });
 
   const json = (handler: Handler) => async (req: Request, res: Response) => {

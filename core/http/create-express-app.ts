@@ -3,8 +3,9 @@ import { PatchbayError } from '../errors/patchbay-error.ts';
 import { createApiRouter } from './create-api-router.ts';
 import type { HttpDeps } from './create-http-app.ts';
 import { renderError } from './render-error.ts';
+import { createDashboardRouter, locateDashboardDir } from './serve-dashboard.ts';
 
-/** The Express app for everything outside /v1: the management API under /api, and a 404 in OpenAI's shape for the rest. */
+/** The Express app for everything outside /v1: the management API under /api, the dashboard under /ui, and a 404 in OpenAI's shape for the rest. */
 export function createExpressApp(deps: HttpDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -17,12 +18,16 @@ export function createExpressApp(deps: HttpDeps): express.Express {
       adminToken: deps.adminToken,
       isOwnOrigin: (origin, host) => origin.toLowerCase() === `http://${(host ?? '').toLowerCase()}`,
       log: deps.log,
+      sessions: deps.sessions,
     }),
   );
+  // The dashboard is served here, off the /v1 path: its requests never cost /v1 anything.
+  app.use('/ui', createDashboardRouter({ dir: deps.dashboardDir ?? locateDashboardDir(), log: deps.log }));
+  app.get(['/', '/dashboard', '/dashboard/'], (_req: Request, res: Response) => res.redirect(302, '/ui/'));
   app.use((req: Request, res: Response) => {
     renderError(
       res,
-      new PatchbayError(`Patchbay has no endpoint ${req.method} ${req.path}. The API lives under /v1: POST /v1/chat/completions, /v1/completions, /v1/embeddings; GET /v1/models.`, {
+      new PatchbayError(`Patchbay has no endpoint ${req.method} ${req.path}. The API lives under /v1: POST /v1/chat/completions, /v1/completions, /v1/embeddings; GET /v1/models. The dashboard is at /ui/.`, {
         status: 404,
         type: 'invalid_request_error',
         code: 'unknown_url',

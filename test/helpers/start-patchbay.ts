@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPatchbay, type Patchbay } from '../../core/app/create-patchbay.ts';
+import { createPatchbay, type Patchbay, type PatchbayOptions } from '../../core/app/create-patchbay.ts';
 
 export interface TestPatchbay {
   patchbay: Patchbay;
@@ -24,6 +24,8 @@ export interface StartOptions {
   dataDir?: string;
   keychainService?: string;
   shutdownGraceMs?: number;
+  /** The dashboard's folder and sign-in clock (createPatchbay's `dashboard` option). */
+  dashboard?: PatchbayOptions['dashboard'];
 }
 
 /** Starts the real Patchbay (real HTTP on loopback, real SQLite in a temp dir) through the composition root. */
@@ -33,7 +35,7 @@ export async function startPatchbay(options: StartOptions = {}): Promise<TestPat
   const logs: string[] = [];
   // A keychain service of its own, so a test never reads or writes the developer's real entries.
   const keychainService = options.keychainService ?? `patchbay-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  const patchbay = await createPatchbay({ dataDir, host: '127.0.0.1', port: 0, env: options.env ?? {}, keychainService, shutdownGraceMs: options.shutdownGraceMs, log: (m) => logs.push(m) });
+  const patchbay = await createPatchbay({ dataDir, host: '127.0.0.1', port: 0, env: options.env ?? {}, keychainService, shutdownGraceMs: options.shutdownGraceMs, dashboard: options.dashboard, log: (m) => logs.push(m) });
   const key = patchbay.firstKey ?? patchbay.keys.create({ name: 'test' }).secret;
   const client = new OpenAI({ baseURL: `${patchbay.url}/v1`, apiKey: key, maxRetries: 0 });
   return {

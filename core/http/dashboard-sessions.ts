@@ -1,0 +1,168 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { PatchbayError, RateLimitError } from '../errors/patchbay-error.ts';
+
+export const SESSION_COOKIE = 'patchbay_session';
+
+export interface DashboardSessionOptions {
+  /** The clock (ms since the epoch); tests pass their own to expire codes and sessions. */
+  now?: () => number;
+  codeTtlMs?: number;
+  /** Codes kept at once; a new one beyond this replaces the oldest. */
+  maxCodes?: number;
+  sessionIdleMs?: number;
+  sessionMaxAgeMs?: number;
+  /** Sessions kept at once; a new one beyond this ends the oldest. */
+  maxSessions?: number;
+  /** Failed sign-ins within failureWindowMs that lock sign-in for lockoutMs. */
+  failureLimit?: number;
+  failureWindowMs?: number;
+  lockoutMs?: number;
+}
+
+interface Session {
+  createdAt: number;
+  lastSeen: number;
+}
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+/**
+ * The dashboard's sign-in: one-time codes (printed by `patchbay serve` / `patchbay ui`, carried in a
+ * URL fragment) exchanged for a session cookie, so the admin token never has to reach a browser.
+ * Everything lives in memory, as SHA-256 hashes of the secrets: a memory dump or a log line shows no
+ * usable code or session, and restarting Patchbay signs everyone out.
+ */
+export class DashboardSessions {
+  readonly codeTtlMs: number;
+  readonly sessionMaxAgeMs: number;
+  private readonly now: () => number;
+  private readonly maxCodes: number;
+  private readonly sessionIdleMs: number;
+  private readonly maxSessions: number;
+  private readonly failureLimit: number;
+  private readonly failureWindowMs: number;
+  private readonly lockoutMs: number;
+  /** Hash of a code -> when it expires; insertion order is age order. */
+  private readonly codes = new Map<string, number>();
+  /** Hash of a session id -> its times; insertion order is age order. */
+  private readonly sessions = new Map<string, Session>();
+  private failures: number[] = [];
+  private lockedUntil = 0;
+
+  constructor(options: DashboardSessionOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.codeTtlMs = options.codeTtlMs ?? 10 * MINUTE;
+    this.maxCodes = options.maxCodes ?? 5;
+    this.sessionIdleMs = options.sessionIdleMs ?? 12 * HOUR;
+    this.sessionMaxAgeMs = options.sessionMaxAgeMs ?? 7 * 24 * HOUR;
+    this.maxSessions = options.maxSessions ?? 50;
+    this.failureLimit = options.failureLimit ?? 20;
+    this.failureWindowMs = options.failureWindowMs ?? MINUTE;
+    this.lockoutMs = options.lockoutMs ?? MINUTE;
+  }
+
+  /** A fresh single-use code (128 bits). */
+  createCode(): { code: string; expiresAt: number } {
+    const now = this.now();
+    for (const [hash, expiresAt] of this.codes) if (expiresAt <= now) this.codes.delete(hash);
+    while (this.codes.size >= this.maxCodes) this.codes.delete(this.codes.keys().next().value as string);
+    const code = randomBytes(16).toString('base64url');
+    const expiresAt = now + this.codeTtlMs;
+    this.codes.set(hashSecret(code), expiresAt);
+    return { code, expiresAt };
+  }
+
+  /**
+   * Exchanges a code for a new session id (256 bits). A used, unknown or expired code is a 401;
+   * after failureLimit failures in failureWindowMs every attempt is refused for lockoutMs, so the
+   * 2^128 codes cannot be guessed at HTTP speed (nor can anything be learned while locked).
+   */
+  redeemCode(code: unknown): string {
+    const now = this.now();
+    if (now < this.lockedUntil) {
+      throw new RateLimitError(
+        `Too many failed sign-in attempts; sign-in is paused for ${Math.ceil((this.lockedUntil - now) / 1000)} s. Then open a new link from "patchbay ui".`,
+        'rate_limit_exceeded',
+        (this.lockedUntil - now) / 1000,
+      );
+    }
+    const hash = typeof code === 'string' && code.length > 0 && code.length <= 256 ? hashSecret(code) : '';
+    const expiresAt = this.codes.get(hash);
+    this.codes.delete(hash);
+    if (expiresAt === undefined || expiresAt <= now) {
+      this.recordFailure(now);
+      throw new PatchbayError(`This sign-in code is used, unknown or expired (a code works once, for ${Math.round(this.codeTtlMs / MINUTE)} minutes). Ask for a new link with "patchbay ui".`, {
+        status: 401,
+        type: 'invalid_request_error',
+        code: 'invalid_sign_in_code',
+        param: 'code',
+      });
+    }
+    this.pruneSessions(now);
+    while (this.sessions.size >= this.maxSessions) this.sessions.delete(this.sessions.keys().next().value as string);
+    const id = randomBytes(32).toString('base64url');
+    this.sessions.set(hashSecret(id), { createdAt: now, lastSeen: now });
+    return id;
+  }
+
+  /** True for a live session (and marks it used, which keeps it from idling out). */
+  check(id: string): boolean {
+    const hash = hashSecret(id);
+    const session = this.sessions.get(hash);
+    if (!session) return false;
+    const now = this.now();
+    if (now - session.lastSeen >= this.sessionIdleMs || now - session.createdAt >= this.sessionMaxAgeMs) {
+      this.sessions.delete(hash);
+      return false;
+    }
+    session.lastSeen = now;
+    return true;
+  }
+
+  end(id: string): void {
+    this.sessions.delete(hashSecret(id));
+  }
+
+  private recordFailure(now: number): void {
+    this.failures = this.failures.filter((at) => now - at < this.failureWindowMs);
+    this.failures.push(now);
+    if (this.failures.length >= this.failureLimit) {
+      this.lockedUntil = now + this.lockoutMs;
+      this.failures = [];
+    }
+  }
+
+  private pruneSessions(now: number): void {
+    for (const [hash, s] of this.sessions) {
+      if (now - s.lastSeen >= this.sessionIdleMs || now - s.createdAt >= this.sessionMaxAgeMs) this.sessions.delete(hash);
+    }
+  }
+}
+
+function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('base64url');
+}
+
+/** The session ids in a Cookie header (a browser may send several cookies of that name, e.g. from other paths). */
+export function readSessionCookies(header: string | undefined): string[] {
+  if (!header) return [];
+  const ids: string[] = [];
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq !== -1 && part.slice(0, eq).trim() === SESSION_COOKIE) ids.push(part.slice(eq + 1).trim());
+  }
+  return ids;
+}
+
+/**
+ * HttpOnly keeps it from page scripts, SameSite=Strict from other sites' requests. No Secure flag:
+ * Patchbay serves plain http on loopback, where a Secure cookie would never be sent back.
+ */
+export function sessionCookie(id: string, maxAgeMs: number): string {
+  return `${SESSION_COOKIE}=${id}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${Math.floor(maxAgeMs / 1000)}`;
+}
+
+export function clearedSessionCookie(): string {
+  return `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`;
+}

@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { DashboardSessions, readSessionCookies } from '../../core/http/dashboard-sessions.ts';
+import { PatchbayError } from '../../core/errors/patchbay-error.ts';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+function clock(start = Date.UTC(2026, 10, 1)) {
+  const c = { t: start, now: () => c.t };
+  return c;
+}
+
+/** The error a redemption throws, as the HTTP layer would render it. */
+function refusal(sessions: DashboardSessions, code: unknown): PatchbayError {
+  try {
+    sessions.redeemCode(code);
+  } catch (error) {
+    return error as PatchbayError;
+  }
+  throw new Error('the code was accepted');
+}
+
+describe('dashboard sign-in codes and sessions', () => {
+  it('makes codes and session ids of at least 128 random bits, all different', () => {
+    const sessions = new DashboardSessions({ maxCodes: 100 });
+    const codes = Array.from({ length: 50 }, () => sessions.createCode().code);
+    expect(new Set(codes).size).toBe(50);
+    for (const code of codes) expect(Buffer.from(code, 'base64url').length).toBeGreaterThanOrEqual(16);
+    const id = sessions.redeemCode(codes[0]);
+    expect(Buffer.from(id, 'base64url').length).toBeGreaterThanOrEqual(16);
+    expect(sessions.check(id)).toBe(true);
+  });
+
+  it('accepts a code once', () => {
+    const sessions = new DashboardSessions();
+    const { code } = sessions.createCode();
+    sessions.redeemCode(code);
+    expect(refusal(sessions, code)).toMatchObject({ status: 401, code: 'invalid_sign_in_code' });
+    expect(refusal(sessions, code).message).toMatch(/patchbay ui/);
+  });
+
+  it('expires a code after 10 minutes', () => {
+    const c = clock();
+    const sessions = new DashboardSessions({ now: c.now });
+    const early = sessions.createCode();
+    const late = sessions.createCode();
+    expect(late.expiresAt - c.t).toBe(10 * MINUTE);
+    c.t += 10 * MINUTE - 1;
+    sessions.redeemCode(early.code);
+    c.t += 1;
+    expect(refusal(sessions, late.code)).toMatchObject({ status: 401, code: 'invalid_sign_in_code' });
+  });
+
+  it('keeps at most five codes outstanding: a sixth replaces the oldest', () => {
+    const sessions = new DashboardSessions();
+    const codes = Array.from({ length: 6 }, () => sessions.createCode().code);
+    expect(refusal(sessions, codes[0]).status).toBe(401);
+    for (const code of codes.slice(1)) expect(typeof sessions.redeemCode(code)).toBe('string');
+  });
+
+  it('ends a session after 12 h idle or 7 days in all, and on sign-out', () => {
+    const c = clock();
+    const sessions = new DashboardSessions({ now: c.now });
+    const idle = sessions.redeemCode(sessions.createCode().code);
+    const busy = sessions.redeemCode(sessions.createCode().code);
+    const out = sessions.redeemCode(sessions.createCode().code);
+    sessions.end(out);
+    expect(sessions.check(out)).toBe(false);
+    c.t += 11 * HOUR;
+    expect(sessions.check(busy)).toBe(true);
+    c.t += 1 * HOUR;
+    expect(sessions.check(idle)).toBe(false);
+    // Used every 11 hours it stays signed in, but never beyond 7 days.
+    const start = Date.UTC(2026, 10, 1);
+    while (c.t + 10 * HOUR < start + 7 * 24 * HOUR) {
+      c.t += 10 * HOUR;
+      expect(sessions.check(busy)).toBe(true);
+    }
+    c.t = start + 7 * 24 * HOUR;
+    expect(sessions.check(busy)).toBe(false);
+  });
+
+  it('after 20 failed attempts in a minute refuses every attempt, even a right code, for a minute', () => {
+    const c = clock();
+    const sessions = new DashboardSessions({ now: c.now });
+    const { code } = sessions.createCode();
+    for (let i = 0; i < 19; i++) expect(refusal(sessions, `guess-${i}`).status).toBe(401);
+    expect(refusal(sessions, 'guess-19').status).toBe(401);
+    const locked = refusal(sessions, code);
+    expect(locked).toMatchObject({ status: 429, code: 'rate_limit_exceeded' });
+    expect(locked.headers?.['retry-after']).toBe('60');
+    c.t += MINUTE;
+    expect(sessions.check(sessions.redeemCode(code))).toBe(true);
+  });
+
+  it('does not lock out failures spread over more than a minute', () => {
+    const c = clock();
+    const sessions = new DashboardSessions({ now: c.now });
+    for (let i = 0; i < 40; i++) {
+      expect(refusal(sessions, `typo-${i}`).status).toBe(401);
+      c.t += 4_000;
+    }
+    expect(sessions.check(sessions.redeemCode(sessions.createCode().code))).toBe(true);
+  });
+
+  it('reads every patchbay_session cookie of a Cookie header', () => {
+    expect(readSessionCookies('a=1; patchbay_session=abc; patchbay_session_x=2; patchbay_session=def')).toEqual(['abc', 'def']);
+    expect(readSessionCookies(undefined)).toEqual([]);
+  });
+});
