@@ -44,6 +44,8 @@ export interface PatchbayConfig {
    * router caches per model is rebuilt when it moves.
    */
   revision: number;
+  /** Routing paused from the tray or dashboard: /v1 requests get a 503 until resumed. Not saved: a restart resumes. */
+  paused: boolean;
 }
 
 /** Raised when the config file cannot be used; the message lists the path and every bad field. */
@@ -150,6 +152,7 @@ function resolveConfig(file: PatchbayConfigFile, path: string | null): PatchbayC
     fallbacks: new Map(Object.entries(file.routing?.fallbacks ?? {})),
     aliases: new Map(Object.entries(file.routing?.aliases ?? {})),
     revision: 0,
+    paused: false,
   };
 }
 

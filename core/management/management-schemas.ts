@@ -55,6 +55,8 @@ export const routingSettingsSchema = z.strictObject({
     .optional(),
   fallbacks: fallbacksSchema.optional(),
   aliases: aliasesSchema.optional(),
+  /** Pause or resume routing (not saved: a restart resumes). */
+  paused: z.boolean().optional(),
 });
 export type RoutingSettingsInput = z.infer<typeof routingSettingsSchema>;
 

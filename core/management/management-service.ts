@@ -218,6 +218,7 @@ export class ManagementService {
     const c = this.deps.config;
     return {
       strategy: c.strategy,
+      paused: c.paused,
       weights: c.weights,
       fallbacks: Object.fromEntries(c.fallbacks),
       aliases: Object.fromEntries(c.aliases),
@@ -228,15 +229,18 @@ export class ManagementService {
     };
   }
 
-  /** Strategy, weights, fallback chains and custom aliases; each map given replaces the whole map. */
+  /** Strategy, weights, fallback chains and custom aliases (saved; each map given replaces the whole map), and pausing (not saved). */
   setRouting(input: RoutingSettingsInput) {
-    applyConfigChange(this.live, (raw) => {
-      const routing = section(raw, 'routing');
-      if (input.strategy) routing.strategy = input.strategy;
-      if (input.weights) routing.weights = input.weights;
-      if (input.fallbacks) routing.fallbacks = input.fallbacks;
-      if (input.aliases) routing.aliases = input.aliases;
-    });
+    if (input.strategy || input.weights || input.fallbacks || input.aliases) {
+      applyConfigChange(this.live, (raw) => {
+        const routing = section(raw, 'routing');
+        if (input.strategy) routing.strategy = input.strategy;
+        if (input.weights) routing.weights = input.weights;
+        if (input.fallbacks) routing.fallbacks = input.fallbacks;
+        if (input.aliases) routing.aliases = input.aliases;
+      });
+    }
+    if (input.paused !== undefined) this.deps.config.paused = input.paused;
     const routing = this.getRouting();
     this.deps.onRoutingChange?.(routing);
     return routing;

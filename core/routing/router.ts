@@ -1,7 +1,7 @@
 import type { Capability, Catalog, Endpoint } from '../catalog/load-catalog.ts';
 import type { Strategy } from '../config/config-schema.ts';
 import type { PatchbayConfig, ResolvedProvider } from '../config/load-config.ts';
-import { InvalidRequestError, PermissionDeniedError } from '../errors/patchbay-error.ts';
+import { InvalidRequestError, PatchbayError, PermissionDeniedError } from '../errors/patchbay-error.ts';
 import { AllProvidersFailedError, ProviderError } from '../errors/provider-error.ts';
 import type { CancelSignal } from '../providers/cancel-signal.ts';
 import type { ProviderAdapter, UpstreamCall } from '../providers/provider-adapter.ts';
@@ -111,6 +111,7 @@ export class Router {
    * does not pay for a promise it does not need.
    */
   plan(request: RouteRequest): RoutePlan | Promise<RoutePlan> {
+    if (this.deps.config.paused) throw pausedError();
     if (this.revision !== this.deps.config.revision) this.forgetShapes();
     const shape = this.shapeFor(request);
     const strategy = request.strategy ?? shape.strategy ?? this.deps.config.strategy;
@@ -407,6 +408,14 @@ export class Router {
   }
 }
 
+
+function pausedError(): PatchbayError {
+  return new PatchbayError('Patchbay is paused and is not routing requests. Resume it from the tray menu or the dashboard\'s Routing page (or PUT /api/routing {"paused": false}).', {
+    status: 503,
+    type: 'server_error',
+    code: 'routing_paused',
+  });
+}
 
 /** Whether an endpoint with this id is already in the list (a fallback model may share endpoints with the primary). */
 function hasId(endpoints: Endpoint[], id: string): boolean {

@@ -169,3 +169,29 @@ describe('fallback chains, custom aliases, explained routes and user-defined pro
     expect(failed.body.error.message).toMatch(/^Could not list gone's models: .*could not reach the provider.*Check that it runs/);
   });
 });
+
+describe('pausing routing', () => {
+  it('answers 503 routing_paused with a message saying how to resume, until resumed; not saved to the config file', async () => {
+    const openai = new OpenAiEmulator({ apiKey: 'sk-test-pause' });
+    const url = `${await openai.start()}/v1`;
+    const pb = await startPatchbay({ config: { providers: { openai: { baseUrl: url } } }, env: { OPENAI_API_KEY: 'sk-test-pause' } });
+    try {
+      const put = (paused: boolean) =>
+        fetch(`${pb.patchbay.url}/api/routing`, { method: 'PUT', headers: { authorization: `Bearer ${pb.patchbay.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ paused }) }).then((r) => r.json() as Promise<{ paused: boolean }>);
+      expect((await put(true)).paused).toBe(true);
+      const error = await pb.client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }).then(() => null, (e: InstanceType<typeof OpenAI.APIError>) => e);
+      expect(error?.status).toBe(503);
+      expect(error?.code).toBe('routing_paused');
+      expect(error?.message).toMatch(/paused.*Resume it from the tray/);
+      expect(openai.count('/chat/completions')).toBe(0);
+      expect(usageRows(pb.patchbay).at(-1)).toMatchObject({ status: 503, error_type: 'routing_paused' });
+      expect(JSON.parse(readFileSync(join(pb.dataDir, 'config.json'), 'utf8')).routing).toBeUndefined();
+      expect((await put(false)).paused).toBe(false);
+      const answer = await pb.client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+      expect(answer.choices[0].message.content).toBeTruthy();
+    } finally {
+      await pb.stop();
+      await openai.close();
+    }
+  });
+});
