@@ -2,22 +2,17 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { loadCatalog, type Catalog } from '../catalog/load-catalog.ts';
-import type { Protocol } from '../config/config-schema.ts';
 import { loadConfigFile, type PatchbayConfig } from '../config/load-config.ts';
 import { createRequestListener } from '../http/create-http-app.ts';
 import { DashboardSessions } from '../http/dashboard-sessions.ts';
 import { HostGuard } from '../http/host-guard.ts';
 import { KeyLimiter } from '../keys/key-limiter.ts';
 import { KeyStore } from '../keys/key-store.ts';
-import { AnthropicAdapter } from '../providers/anthropic/anthropic-adapter.ts';
-import { GeminiAdapter } from '../providers/gemini/gemini-adapter.ts';
-import { OpenAiCompatibleAdapter } from '../providers/openai-compatible/openai-compatible-adapter.ts';
-import type { ProviderAdapter } from '../providers/provider-adapter.ts';
 import { ManagementService } from '../management/management-service.ts';
 import { HealthTracker } from '../routing/health-tracker.ts';
 import { loadAdminToken } from './admin-token.ts';
-import { Router } from '../routing/router.ts';
+import { createRouter } from './create-router.ts';
+import type { Catalog } from '../catalog/load-catalog.ts';
 import { seedHealth } from '../routing/seed-health.ts';
 import { KeychainSecretStore } from '../secrets/keychain-secret-store.ts';
 import { openDatabase, type PatchbayDatabase } from '../usage/open-database.ts';
@@ -73,25 +68,19 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   const config = loadConfigFile(options.configPath ?? join(options.dataDir, 'config.json'), { required: options.configPath !== undefined });
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const host = options.host ?? config.host;
-  const catalog = loadCatalog(config.providers);
   const db = openDatabase(options.dataDir);
   const keys = new KeyStore(db);
   const usage = new UsageStore(db, log, { writerThread: true });
   const secrets = new KeychainSecretStore(options.env ?? process.env, options.keychainService);
   const keychainNotice = secrets.unavailableNotice();
   if (keychainNotice) log(keychainNotice);
-  const adapters: Partial<Record<Protocol, ProviderAdapter>> = {
-    openai: new OpenAiCompatibleAdapter(config.connectTimeoutMs),
-    anthropic: new AnthropicAdapter(config.connectTimeoutMs),
-    gemini: new GeminiAdapter(config.connectTimeoutMs),
-  };
   const health = new HealthTracker({ ...config.breaker, windowSize: config.healthWindow.size, windowMs: config.healthWindow.maxAgeMs });
   seedHealth(health, db, config.healthWindow.maxAgeMs);
-  const router = new Router({ catalog, config, secrets, adapters, health });
+  const { catalog, router } = createRouter(config, secrets, health);
   const hostGuard = new HostGuard({ allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins, listenHost: host });
   const limiter = new KeyLimiter((keyId, monthStart) => usage.keyTotalsSince(keyId, monthStart));
   const configPath = options.configPath ?? join(options.dataDir, 'config.json');
-  const management = new ManagementService({ config, configPath, keys, usage, secrets, health, version: readVersion(), startedAt: Date.now() });
+  const management = new ManagementService({ config, configPath, catalog, router, keys, usage, secrets, health, version: readVersion(), startedAt: Date.now() });
   const adminToken = loadAdminToken(options.dataDir);
   // In memory only: restarting Patchbay signs every dashboard out.
   const sessions = new DashboardSessions({ now: options.dashboard?.now });

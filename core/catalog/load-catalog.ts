@@ -52,6 +52,8 @@ export interface Catalog {
   /** Unprefixed embedding model name -> endpoint ids. */
   embeddingModels: Map<string, string[]>;
   auto: { fast: string[]; strong: string[] };
+  /** The user's own aliases (routing.aliases), resolved to endpoints; they take precedence over everything else. */
+  customAliases: Map<string, Endpoint[]>;
 }
 
 const DEFAULT_USER_CAPABILITIES: Capability[] = ['chat', 'completions', 'tools', 'streaming'];
@@ -88,6 +90,7 @@ export function loadCatalog(providers: Map<string, ResolvedProvider>): Catalog {
     aliases: new Map(Object.entries(data.aliases)),
     embeddingModels: new Map(Object.entries(data.embeddingModels)),
     auto: data.auto,
+    customAliases: new Map(),
   };
 }
 

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readVersion } from '../app/create-patchbay.ts';
+import { createRouter } from '../app/create-router.ts';
 import { loadAdminToken } from '../app/admin-token.ts';
 import { resolveDataDir } from '../config/data-dir.ts';
 import { loadConfigFile } from '../config/load-config.ts';
@@ -48,13 +49,18 @@ export async function connectManagement(values: { 'data-dir'?: string; config?: 
   const configPath = values.config ?? join(dataDir, 'config.json');
   const config = loadConfigFile(configPath, { required: values.config !== undefined });
   const db = openDatabase(dataDir);
+  const secrets = new KeychainSecretStore(env, env.PATCHBAY_KEYCHAIN_SERVICE || undefined);
+  const health = new HealthTracker({ ...config.breaker, windowSize: config.healthWindow.size, windowMs: config.healthWindow.maxAgeMs });
+  const { catalog, router } = createRouter(config, secrets, health);
   const service = new ManagementService({
     config,
     configPath,
+    catalog,
+    router,
     keys: new KeyStore(db),
     usage: new UsageStore(db),
-    secrets: new KeychainSecretStore(env, env.PATCHBAY_KEYCHAIN_SERVICE || undefined),
-    health: new HealthTracker({ ...config.breaker, windowSize: config.healthWindow.size, windowMs: config.healthWindow.maxAgeMs }),
+    secrets,
+    health,
     version: readVersion(),
     startedAt: Date.now(),
   });

@@ -9,7 +9,24 @@ export type Strategy = (typeof STRATEGIES)[number];
 
 const headersSchema = z.record(z.string(), z.string());
 
-const providerModelSchema = z.strictObject({
+/** Longest fallback chain (config or X-Patchbay-Fallback): each entry can cost a full upstream attempt. */
+export const MAX_FALLBACK_MODELS = 5;
+/** Most members a custom alias may have. */
+export const MAX_ALIAS_MEMBERS = 16;
+
+/** A model as a client names it: an alias, `provider/model`, or a custom alias, with no control characters. */
+export const modelNameSchema = z
+  .string()
+  .min(1, 'must name a model')
+  .max(256, 'must be at most 256 characters')
+  .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters');
+
+/** A custom alias's name: what clients send as `model`. No `/` (that means provider/model) and no `:` (that means a strategy). */
+export const aliasNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'must be 1 to 128 letters, digits, ".", "_" or "-", starting with a letter or digit');
+
+export const providerModelSchema = z.strictObject({
   id: z.string().min(1),
   contextWindow: z.number().int().positive().optional(),
   maxOutput: z.number().int().positive().optional(),
@@ -17,6 +34,21 @@ const providerModelSchema = z.strictObject({
   outputPrice: z.number().nonnegative().optional(),
   capabilities: z.array(z.string()).optional(),
 });
+
+/** routing.fallbacks: a model as clients name it -> the models tried after its own endpoints. */
+export const fallbacksSchema = z.record(
+  modelNameSchema,
+  z.array(modelNameSchema).min(1, 'must list at least one model').max(MAX_FALLBACK_MODELS, `must list at most ${MAX_FALLBACK_MODELS} models`),
+);
+
+/** routing.aliases: the user's own alias -> its member models (provider/model ids or built-in aliases). */
+export const aliasesSchema = z.record(
+  aliasNameSchema,
+  z.array(modelNameSchema).min(1, 'must list at least one model').max(MAX_ALIAS_MEMBERS, `must list at most ${MAX_ALIAS_MEMBERS} models`),
+);
+
+/** A provider's name in config: what clients put before the slash in `name/model`. */
+export const providerNameSchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'provider names are 1 to 40 lower-case letters, digits, - and _');
 
 export const providerConfigSchema = z.strictObject({
   /** Wire protocol; built-in providers have theirs fixed, user-defined ones default to `openai`. */
@@ -43,7 +75,7 @@ export const configSchema = z.strictObject({
     })
     .optional(),
   providers: z
-    .record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'provider names are lower-case letters, digits, - and _'), providerConfigSchema)
+    .record(providerNameSchema, providerConfigSchema)
     .optional(),
   routing: z
     .strictObject({
@@ -71,6 +103,10 @@ export const configSchema = z.strictObject({
           maxAgeMs: z.number().int().positive().optional(),
         })
         .optional(),
+      /** Models tried, in order, after a model's own endpoints when a request sends no X-Patchbay-Fallback. */
+      fallbacks: fallbacksSchema.optional(),
+      /** The user's own aliases: a name routed by strategy over the listed models' endpoints. */
+      aliases: aliasesSchema.optional(),
     })
     .optional(),
   usage: z

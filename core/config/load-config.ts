@@ -35,6 +35,17 @@ export interface PatchbayConfig {
   healthWindow: { size: number; maxAgeMs: number };
   routingFeeUsd: number;
   contentLog: boolean;
+  /** routing.fallbacks: model as the client names it -> models tried after its own endpoints. */
+  fallbacks: Map<string, string[]>;
+  /** routing.aliases: the user's own alias -> its member models, as written. */
+  aliases: Map<string, string[]>;
+  /**
+   * Moves forward on every change applied while Patchbay runs (routing, providers): what the
+   * router caches per model is rebuilt when it moves.
+   */
+  revision: number;
+  /** Routing paused from the tray or dashboard: /v1 requests get a 503 until resumed. Not saved: a restart resumes. */
+  paused: boolean;
 }
 
 /** Raised when the config file cannot be used; the message lists the path and every bad field. */
@@ -138,6 +149,10 @@ function resolveConfig(file: PatchbayConfigFile, path: string | null): PatchbayC
     },
     routingFeeUsd: file.usage?.routingFeeUsd ?? 0,
     contentLog: file.usage?.contentLog ?? false,
+    fallbacks: new Map(Object.entries(file.routing?.fallbacks ?? {})),
+    aliases: new Map(Object.entries(file.routing?.aliases ?? {})),
+    revision: 0,
+    paused: false,
   };
 }
 

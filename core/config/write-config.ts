@@ -3,10 +3,11 @@ import { ConfigError, parseConfig, type PatchbayConfig } from './load-config.ts'
 
 /**
  * Changes the user's config file (what the dashboard and CLI settings save into): reads it as it
- * is, applies the edit, validates the whole result, then replaces the file atomically. A file
- * that does not validate is never written.
+ * is, applies the edit, validates the whole result (its schema, then `check`: what the schema
+ * cannot see, such as names that must resolve), then replaces the file atomically. A file that
+ * does not validate is never written.
  */
-export function editConfigFile(path: string, edit: (raw: Record<string, unknown>) => void): PatchbayConfig {
+export function editConfigFile(path: string, edit: (raw: Record<string, unknown>) => void, check?: (next: PatchbayConfig) => void): PatchbayConfig {
   let raw: Record<string, unknown> = {};
   try {
     raw = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
@@ -17,6 +18,7 @@ export function editConfigFile(path: string, edit: (raw: Record<string, unknown>
   }
   edit(raw);
   const next = parseConfig(raw, path);
+  check?.(next);
   const temporary = `${path}.${process.pid}.tmp`;
   writeFileSync(temporary, `${JSON.stringify(raw, null, 2)}\n`, { mode: 0o600 });
   renameSync(temporary, path);

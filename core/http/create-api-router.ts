@@ -1,8 +1,11 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
+import type { z } from 'zod';
 import { tokensEqual } from '../app/admin-token.ts';
 import { InvalidRequestError, PatchbayError } from '../errors/patchbay-error.ts';
 import {
   createKeySchema,
+  explainRouteSchema,
+  newProviderSchema,
   keySettingsSchema,
   providerSecretSchema,
   providerSettingsSchema,
@@ -138,6 +141,17 @@ export function createApiRouter(deps: ApiDeps): express.Router {
   router.post('/keys/:id/revoke', json((req) => management.revokeKey(param(req, 'id'))));
 
   router.get('/providers', json(() => ({ data: management.listProviders() })));
+  router.post('/providers', json(async (req) => management.addProvider(await body(req, newProviderSchema))));
+  router.delete('/providers/:name', async (req: Request, res: Response) => {
+    try {
+      management.deleteProvider(param(req, 'name'));
+      res.status(204).end();
+    } catch (error) {
+      renderError(res, error, deps.log);
+    }
+  });
+  router.post('/providers/:name/discover', json((req) => management.discoverProviderModels(param(req, 'name'))));
+  router.get('/models', json(() => management.listModels()));
   router.patch('/providers/:name', json(async (req) => management.updateProvider(param(req, 'name'), await body(req, providerSettingsSchema))));
   router.put('/providers/:name/secret', json(async (req) => management.setProviderSecret(param(req, 'name'), (await body<{ secret: string }>(req, providerSecretSchema)).secret)));
   router.delete('/providers/:name/secret', json((req) => management.deleteProviderSecret(param(req, 'name'))));
@@ -145,6 +159,18 @@ export function createApiRouter(deps: ApiDeps): express.Router {
 
   router.get('/routing', json(() => management.getRouting()));
   router.put('/routing', json(async (req) => management.setRouting(await body(req, routingSettingsSchema))));
+  router.post('/routing/explain', json(async (req) => {
+    const input = await body<z.infer<typeof explainRouteSchema>>(req, explainRouteSchema);
+    return management.explainRoute({
+      model: input.model,
+      strategy: input.strategy,
+      stream: input.stream,
+      needs: input.needs,
+      keyId: input.key_id,
+      promptTokens: input.prompt_tokens,
+      maxTokens: input.max_tokens,
+    });
+  }));
 
   router.get('/usage', json((req) => {
     const q = query(req);

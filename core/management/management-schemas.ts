@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { STRATEGIES } from '../config/config-schema.ts';
+import { aliasesSchema, fallbacksSchema, modelNameSchema, providerModelSchema, providerNameSchema, STRATEGIES } from '../config/config-schema.ts';
 
 const isoDate = z
   .string()
@@ -28,10 +28,24 @@ export const providerSecretSchema = z.strictObject({
     .refine((s) => !/\s/.test(s), 'must not contain spaces or line breaks'),
 });
 
+const baseUrlSchema = z.url({ protocol: /^https?$/, message: 'must be an http:// or https:// URL' });
+
 export const providerSettingsSchema = z.strictObject({
   enabled: z.boolean().optional(),
-  baseUrl: z.url({ protocol: /^https?$/, message: 'must be an http:// or https:// URL' }).optional(),
+  baseUrl: baseUrlSchema.optional(),
+  /** A user-defined provider's models (replaces the list). */
+  models: z.array(providerModelSchema).max(500).optional(),
 });
+export type ProviderSettingsInput = z.infer<typeof providerSettingsSchema>;
+
+/** A user-defined OpenAI-compatible provider (Ollama, LM Studio, vLLM ...). */
+export const newProviderSchema = z.strictObject({
+  name: providerNameSchema,
+  baseUrl: baseUrlSchema,
+  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name').optional(),
+  models: z.array(providerModelSchema).max(500).optional(),
+});
+export type NewProviderInput = z.infer<typeof newProviderSchema>;
 
 export const routingSettingsSchema = z.strictObject({
   strategy: z.enum(STRATEGIES).optional(),
@@ -39,6 +53,22 @@ export const routingSettingsSchema = z.strictObject({
     .strictObject({ latency: z.number().nonnegative(), cost: z.number().nonnegative(), availability: z.number().nonnegative() })
     .refine((w) => w.latency + w.cost + w.availability > 0, 'at least one weight must be above 0')
     .optional(),
+  fallbacks: fallbacksSchema.optional(),
+  aliases: aliasesSchema.optional(),
+  /** Pause or resume routing (not saved: a restart resumes). */
+  paused: z.boolean().optional(),
+});
+export type RoutingSettingsInput = z.infer<typeof routingSettingsSchema>;
+
+/** POST /api/routing/explain: the request to explain. */
+export const explainRouteSchema = z.strictObject({
+  model: modelNameSchema,
+  strategy: z.enum(STRATEGIES).optional(),
+  stream: z.boolean().optional(),
+  needs: z.array(z.enum(['tools', 'images'])).max(2).optional(),
+  key_id: z.string().min(1).max(100).optional(),
+  prompt_tokens: z.number().int().nonnegative().max(10_000_000).optional(),
+  max_tokens: z.number().int().positive().max(10_000_000).optional(),
 });
 
 export const usageQuerySchema = z.strictObject({

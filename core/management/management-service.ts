@@ -1,5 +1,10 @@
 import type { PatchbayConfig } from '../config/load-config.ts';
-import { editConfigFile, section } from '../config/write-config.ts';
+import { section } from '../config/write-config.ts';
+import type { Catalog } from '../catalog/load-catalog.ts';
+import { discoverModels, type DiscoveredModel } from '../providers/discover-models.ts';
+import type { ExplainRequest, RouteExplanation, Router } from '../routing/router.ts';
+import { applyConfigChange, type LiveConfig } from './apply-config-change.ts';
+import { listManagedModels, type ManagedModel } from './list-managed-models.ts';
 import { InvalidRequestError, PatchbayError } from '../errors/patchbay-error.ts';
 import type { ApiKeyRecord, KeyStore } from '../keys/key-store.ts';
 import { testCredential, type CredentialTest } from '../providers/test-credential.ts';
@@ -7,7 +12,7 @@ import type { HealthTracker } from '../routing/health-tracker.ts';
 import type { KeychainSecretStore } from '../secrets/keychain-secret-store.ts';
 import { startOfMonth } from '../keys/key-limiter.ts';
 import { currentMonth, monthRange, type UsageStore } from '../usage/usage-store.ts';
-import type { KeySettingsInput } from './management-schemas.ts';
+import type { KeySettingsInput, NewProviderInput, ProviderSettingsInput, RoutingSettingsInput } from './management-schemas.ts';
 import { toCsv } from './to-csv.ts';
 
 export interface KeyView {
@@ -40,6 +45,10 @@ export interface ProviderView {
 export interface ManagementDeps {
   config: PatchbayConfig;
   configPath: string;
+  catalog: Catalog;
+  router: Router;
+  /** Told the new routing settings after each change (the live event stream). */
+  onRoutingChange?: (routing: ReturnType<ManagementService['getRouting']>) => void;
   keys: KeyStore;
   usage: UsageStore;
   secrets: KeychainSecretStore;
@@ -157,25 +166,62 @@ export class ManagementService {
     return testCredential(provider, this.deps.secrets.get(provider), this.deps.config.connectTimeoutMs);
   }
 
-  updateProvider(name: string, input: { enabled?: boolean; baseUrl?: string }): ProviderView {
-    this.requireProvider(name);
-    const next = editConfigFile(this.deps.configPath, (raw) => {
+  private get live(): LiveConfig {
+    return { config: this.deps.config, catalog: this.deps.catalog, configPath: this.deps.configPath };
+  }
+
+  updateProvider(name: string, input: ProviderSettingsInput): ProviderView {
+    const provider = this.requireProvider(name);
+    if (input.models !== undefined && provider.builtin) {
+      throw new InvalidRequestError(`${name} is a built-in provider; its models come from Patchbay's catalog. Edit models of your own providers only.`, 'models', 'builtin_provider');
+    }
+    applyConfigChange(this.live, (raw) => {
       const own = section(section(raw, 'providers'), name);
       if (input.enabled !== undefined) own.enabled = input.enabled;
       if (input.baseUrl !== undefined) own.baseUrl = input.baseUrl;
+      if (input.models !== undefined) own.models = input.models;
     });
-    const provider = this.deps.config.providers.get(name)!;
-    const updated = next.providers.get(name)!;
-    provider.enabled = updated.enabled;
-    provider.baseUrl = updated.baseUrl;
     return this.listProviders().find((p) => p.name === name)!;
+  }
+
+  /** A user-defined OpenAI-compatible provider (Ollama, LM Studio, vLLM ...). */
+  addProvider(input: NewProviderInput): ProviderView {
+    if (this.deps.config.providers.has(input.name)) {
+      throw new InvalidRequestError(`A provider named "${input.name}" exists already; choose another name or edit that one.`, 'name', 'provider_exists', 409);
+    }
+    applyConfigChange(this.live, (raw) => {
+      const own: Record<string, unknown> = { baseUrl: input.baseUrl };
+      if (input.apiKeyEnv) own.apiKeyEnv = input.apiKeyEnv;
+      if (input.models) own.models = input.models;
+      section(raw, 'providers')[input.name] = own;
+    });
+    return this.listProviders().find((p) => p.name === input.name)!;
+  }
+
+  /** Removes a user-defined provider (built-ins are disabled instead); refused while an alias or fallback chain names it. */
+  deleteProvider(name: string): void {
+    const provider = this.requireProvider(name);
+    if (provider.builtin) throw new InvalidRequestError(`${name} is built in and cannot be removed; disable it instead.`, 'name', 'builtin_provider');
+    applyConfigChange(this.live, (raw) => {
+      delete section(raw, 'providers')[name];
+    });
+    if (this.deps.secrets.source(provider) === 'keychain') this.deps.secrets.delete(name);
+  }
+
+  /** The models a provider says it serves (its own GET /models), for the dashboard to pick from. */
+  async discoverProviderModels(name: string): Promise<{ models: DiscoveredModel[] }> {
+    const provider = this.requireProvider(name);
+    return { models: await discoverModels(provider, this.deps.secrets.get(provider), this.deps.config.connectTimeoutMs) };
   }
 
   getRouting() {
     const c = this.deps.config;
     return {
       strategy: c.strategy,
+      paused: c.paused,
       weights: c.weights,
+      fallbacks: Object.fromEntries(c.fallbacks),
+      aliases: Object.fromEntries(c.aliases),
       breaker: c.breaker,
       max_retry_wait_ms: c.maxRetryWaitMs,
       connect_timeout_ms: c.connectTimeoutMs,
@@ -183,15 +229,32 @@ export class ManagementService {
     };
   }
 
-  setRouting(input: { strategy?: PatchbayConfig['strategy']; weights?: PatchbayConfig['weights'] }) {
-    const next = editConfigFile(this.deps.configPath, (raw) => {
-      const routing = section(raw, 'routing');
-      if (input.strategy) routing.strategy = input.strategy;
-      if (input.weights) routing.weights = input.weights;
-    });
-    this.deps.config.strategy = next.strategy;
-    this.deps.config.weights = next.weights;
-    return this.getRouting();
+  /** Strategy, weights, fallback chains and custom aliases (saved; each map given replaces the whole map), and pausing (not saved). */
+  setRouting(input: RoutingSettingsInput) {
+    if (input.strategy || input.weights || input.fallbacks || input.aliases) {
+      applyConfigChange(this.live, (raw) => {
+        const routing = section(raw, 'routing');
+        if (input.strategy) routing.strategy = input.strategy;
+        if (input.weights) routing.weights = input.weights;
+        if (input.fallbacks) routing.fallbacks = input.fallbacks;
+        if (input.aliases) routing.aliases = input.aliases;
+      });
+    }
+    if (input.paused !== undefined) this.deps.config.paused = input.paused;
+    const routing = this.getRouting();
+    this.deps.onRoutingChange?.(routing);
+    return routing;
+  }
+
+  /** What routing would do with a request now, and why (the dashboard's "Which provider now?"). */
+  explainRoute(input: ExplainRequest & { keyId?: string }): RouteExplanation {
+    const allowedModels = input.keyId ? this.requireKey(input.keyId).allowedModels : null;
+    return this.deps.router.explain({ ...input, allowedModels });
+  }
+
+  /** Every model, built-in alias and custom alias, for the dashboard's pickers. */
+  listModels(): { data: ManagedModel[] } {
+    return { data: listManagedModels(this.deps.catalog, this.deps.config) };
   }
 
   usageSummary(month = currentMonth(), groupBy: 'key' | 'provider' | 'model' | 'day' = 'model') {

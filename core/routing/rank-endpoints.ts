@@ -11,12 +11,22 @@ export interface RankContext {
   health: (id: string) => EndpointHealth;
   /** The round-robin turn for this model: how many requests it has routed so far. */
   turn: number;
+  /** Also report each score's parts (the explain panel); off on the request path. */
+  explain?: boolean;
+}
+
+/** One part of a balanced score: its value from 0 to 1 and its weight. */
+export interface ScorePart {
+  value: number;
+  weight: number;
 }
 
 export interface RankedEndpoint {
   endpoint: Endpoint;
   /** Higher is better; what the strategy compared. */
   score: number;
+  /** With `explain`: the parts every strategy but round-robin draws on, and what the request would cost here. */
+  parts?: { latency: ScorePart; cost: ScorePart; availability: ScorePart; expectedCostUsd: number; latencyMs: number | null; successRate: number };
 }
 
 /** Expected USD cost of this request on this endpoint at list prices. */
@@ -45,7 +55,7 @@ export function availability(health: EndpointHealth): number {
  */
 export function rankEndpoints(endpoints: Endpoint[], ctx: RankContext): RankedEndpoint[] {
   const n = endpoints.length;
-  if (n <= 1) return n === 0 ? [] : [{ endpoint: endpoints[0], score: 1 }];
+  if (n === 0 || (n === 1 && !ctx.explain)) return n === 0 ? [] : [{ endpoint: endpoints[0], score: 1 }];
   if (ctx.strategy === 'round-robin') {
     const start = ctx.turn % n;
     const order: RankedEndpoint[] = new Array(n);
@@ -97,7 +107,20 @@ export function rankEndpoints(endpoints: Endpoint[], ctx: RankContext): RankedEn
       ranked[j + 1] = ranked[j];
       j--;
     }
-    ranked[j + 1] = { endpoint: endpoints[i], score };
+    ranked[j + 1] = ctx.explain ? { endpoint: endpoints[i], score, parts: partsOf(i) } : { endpoint: endpoints[i], score };
   }
   return ranked;
+
+  function partsOf(i: number): NonNullable<RankedEndpoint['parts']> {
+    // Each part weighs in only under the strategies that use it.
+    const weightOf = (part: 'latency' | 'cost' | 'availability') => (ctx.strategy === 'balanced' ? ctx.weights[part] / weightTotal : ctx.strategy === part ? 1 : 0);
+    return {
+      latency: { value: latencyScore(i), weight: weightOf('latency') },
+      cost: { value: costScore(i), weight: weightOf('cost') },
+      availability: { value: availability(healths[i]), weight: weightOf('availability') },
+      expectedCostUsd: costs[i],
+      latencyMs: latencies[i],
+      successRate: availability(healths[i]),
+    };
+  }
 }

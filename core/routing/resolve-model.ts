@@ -38,6 +38,10 @@ export function resolveModel(model: string, catalog: Catalog, providers: Map<str
     );
   }
 
+  // The user's own aliases come first: one may deliberately take the name of a built-in alias or model.
+  const custom = catalog.customAliases.get(name);
+  if (custom) return { requested: model, pinned: false, strategy, endpoints: custom };
+
   const aliasTargets = catalog.aliases.get(name) ?? catalog.embeddingModels.get(name);
   if (aliasTargets) {
     return { requested: model, pinned: false, strategy, endpoints: aliasTargets.map((id) => catalog.endpoints.get(id)!).filter(Boolean) };

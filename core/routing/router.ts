@@ -1,7 +1,7 @@
 import type { Capability, Catalog, Endpoint } from '../catalog/load-catalog.ts';
 import type { Strategy } from '../config/config-schema.ts';
 import type { PatchbayConfig, ResolvedProvider } from '../config/load-config.ts';
-import { InvalidRequestError, PermissionDeniedError } from '../errors/patchbay-error.ts';
+import { InvalidRequestError, PatchbayError, PermissionDeniedError } from '../errors/patchbay-error.ts';
 import { AllProvidersFailedError, ProviderError } from '../errors/provider-error.ts';
 import type { CancelSignal } from '../providers/cancel-signal.ts';
 import type { ProviderAdapter, UpstreamCall } from '../providers/provider-adapter.ts';
@@ -9,6 +9,7 @@ import type { SecretStore } from '../secrets/secret-store.ts';
 import { chooseAutoTier } from './choose-auto-tier.ts';
 import { countTokensExactly, roughTokens, type PromptSize } from './estimate-tokens.ts';
 import type { HealthTracker } from './health-tracker.ts';
+import { explainRoute, type ExplainRequest, type Ineligibility, type NamedGroups, type RouteExplanation } from './explain-route.ts';
 import { rankEndpoints } from './rank-endpoints.ts';
 import { resolveModel, splitStrategySuffix } from './resolve-model.ts';
 import type { RouteTrace } from './route-trace.ts';
@@ -33,6 +34,13 @@ export interface RouteRequest {
   maxTokens: number | undefined;
   /** The key's model restriction (ids or aliases), or null for all. */
   allowedModels: string[] | null;
+}
+
+export type { ExplainRequest, RouteExplanation, SkipCode } from './explain-route.ts';
+
+/** An endpoint left out of a request's route, and why. */
+interface Skip extends Ineligibility {
+  endpoint: string;
 }
 
 export interface RoutePlan {
@@ -83,10 +91,18 @@ export class Router {
   private readonly turns = new Map<string, number>();
   private readonly shapes = new Map<string, PlanShape>();
   private readonly healthOf: (id: string) => ReturnType<HealthTracker['health']>;
+  private revision: number;
 
   constructor(deps: RouterDeps) {
     this.deps = deps;
     this.healthOf = (id) => deps.health.health(id);
+    this.revision = deps.config.revision;
+  }
+
+  /** The config changed (aliases, fallbacks, providers): what was worked out per model no longer holds. */
+  private forgetShapes(): void {
+    this.shapes.clear();
+    this.revision = this.deps.config.revision;
   }
 
   /**
@@ -95,6 +111,8 @@ export class Router {
    * does not pay for a promise it does not need.
    */
   plan(request: RouteRequest): RoutePlan | Promise<RoutePlan> {
+    if (this.deps.config.paused) throw pausedError();
+    if (this.revision !== this.deps.config.revision) this.forgetShapes();
     const shape = this.shapeFor(request);
     const strategy = request.strategy ?? shape.strategy ?? this.deps.config.strategy;
     const rough = roughTokens(request.prompt);
@@ -108,11 +126,11 @@ export class Router {
 
   private rank(request: RouteRequest, shape: PlanShape, strategy: Strategy, groups: PlanShape['groups'], promptTokens: number): RoutePlan {
     let reason = shape.reason;
-    const reasons: string[] = [];
+    const skipped: Skip[] = [];
     const ranked: Endpoint[] = [];
     for (const group of groups) {
       const eligible: Endpoint[] = [];
-      for (const endpoint of group.endpoints) if (this.isEligible(endpoint, reasons) && !hasId(ranked, endpoint.id)) eligible.push(endpoint);
+      for (const endpoint of group.endpoints) if (this.isEligible(endpoint, skipped) && !hasId(ranked, endpoint.id)) eligible.push(endpoint);
       const turn = this.nextTurn(group.label, eligible.length);
       const order = rankEndpoints(eligible, {
         strategy,
@@ -127,15 +145,17 @@ export class Router {
       for (const entry of order) ranked.push(entry.endpoint);
     }
     if (ranked.length === 0) {
-      throw new AllProvidersFailedError(`No provider can serve "${request.model}" right now: ${[...new Set(reasons)].join('; ')}.`, [], 503, 'no_eligible_provider');
+      throw new AllProvidersFailedError(`No provider can serve "${request.model}" right now: ${[...new Set(skipped.map((s) => s.reason))].join('; ')}.`, [], 503, 'no_eligible_provider');
     }
+    // The route's explanation travels with the request (header, usage row): what was left out and why.
+    if (skipped.length > 0) reason += `; skipped ${skipped.map((s) => `${s.endpoint} (${s.code})`).join(', ')}`;
     return { strategy, candidates: ranked, reason, promptTokens };
   }
 
   /**
    * The request's candidate groups, capability-filtered, before health and context: the same for
    * every request with the same model, fallbacks and needs, so they are worked out once and kept
-   * (the catalog does not change while Patchbay runs). `auto` depends on the prompt and is not kept.
+   * until the config changes (its revision moves). `auto` depends on the prompt and is not kept.
    * The key's model restriction is checked on every request.
    */
   private shapeFor(request: RouteRequest): PlanShape {
@@ -144,20 +164,13 @@ export class Router {
     for (const model of request.fallbackModels) key += `\u0001${model}`;
     let shape = this.shapes.get(key);
     if (!shape) {
-      // `auto` is never kept (its tier follows the prompt), so it is only ever found here.
-      const base = splitStrategySuffix(request.model);
-      if (base.name === 'auto' && request.operation !== 'embeddings') return this.autoShape(request, base.strategy);
-      const primary = resolveModel(request.model, this.deps.catalog, this.deps.config.providers);
-      this.checkAllowed(request, base.name, primary.endpoints);
-      const named = [{ label: base.name, endpoints: primary.endpoints }, ...this.resolveFallbacks(request)];
-      const groups = this.capableGroups(named, request);
-      shape = {
-        strategy: primary.strategy,
-        reason: primary.pinned ? `pinned to ${primary.endpoints[0].id}` : `alias ${base.name}`,
-        groups,
-        allowed: named,
-        smallestContext: smallestContext(groups),
-      };
+      const named = this.namedGroups(request);
+      // `auto`'s own tiers are Patchbay's choice, not the caller's: only its fallbacks are checked against the key.
+      for (const group of named.groups) if (!(named.auto && group.label === 'auto')) this.checkAllowed(request, group.label, group.endpoints);
+      const groups = this.capableGroups(named.groups, request);
+      shape = { strategy: named.strategy, reason: named.reason, groups, allowed: named.auto ? [] : named.groups, smallestContext: smallestContext(groups) };
+      // `auto` is never kept: its tier follows the prompt.
+      if (named.auto) return shape;
       if (this.shapes.size >= MAX_CACHED_SHAPES) this.shapes.clear();
       this.shapes.set(key, shape);
     } else if (request.allowedModels) {
@@ -166,32 +179,35 @@ export class Router {
     return shape;
   }
 
-  /** `auto`: the tier follows the prompt, so its shape is built per request. */
-  private autoShape(request: RouteRequest, strategy: Strategy | undefined): PlanShape {
-    const { catalog } = this.deps;
-    const choice = chooseAutoTier(catalog, {
-      promptTokens: roughTokens(request.prompt),
-      maxTokens: request.maxTokens,
-      tools: request.needs.some((n) => n.capability === 'tools'),
-      images: request.needs.some((n) => n.capability === 'images'),
-    });
-    const tier = (aliases: string[]) => aliases.flatMap((alias) => (catalog.aliases.get(alias) ?? []).map((id) => catalog.endpoints.get(id)!).filter(Boolean));
-    const named = [{ label: 'auto', endpoints: tier(choice.primary) }, { label: 'auto', endpoints: tier(choice.secondary) }, ...this.resolveFallbacks(request)];
-    const groups = this.capableGroups(named, request);
-    return { strategy, reason: `auto: ${choice.reason}`, groups, allowed: [], smallestContext: smallestContext(groups) };
-  }
-
   /**
-   * The X-Patchbay-Fallback models, each checked against the key's model restriction. The label
-   * (the model without a `:strategy` suffix) also keys round-robin turns: one counter per model.
+   * The model's endpoints, then each fallback model's: the X-Patchbay-Fallback header's when the
+   * request sends one, else the configured chain for exactly this model name (routing.fallbacks).
+   * `auto` picks its two tiers from the prompt.
    */
-  private resolveFallbacks(request: RouteRequest): { label: string; endpoints: Endpoint[] }[] {
-    return request.fallbackModels.map((model, index) => {
-      const extra = resolveModel(model, this.deps.catalog, this.deps.config.providers, `X-Patchbay-Fallback[${index}]`);
-      const label = splitStrategySuffix(model).name;
-      this.checkAllowed(request, label, extra.endpoints);
-      return { label, endpoints: extra.endpoints };
-    });
+  private namedGroups(request: RouteRequest): NamedGroups {
+    const { catalog, config } = this.deps;
+    const base = splitStrategySuffix(request.model);
+    const chain = request.fallbackModels.length > 0 ? request.fallbackModels : (config.fallbacks.get(base.name) ?? []);
+    const param = request.fallbackModels.length > 0 ? 'X-Patchbay-Fallback' : `routing.fallbacks.${base.name}`;
+    const fallbacks = chain.map((model, index) => ({
+      label: splitStrategySuffix(model).name,
+      endpoints: resolveModel(model, catalog, config.providers, `${param}[${index}]`).endpoints,
+    }));
+    if (base.name === 'auto' && request.operation !== 'embeddings' && !catalog.customAliases.has('auto')) {
+      const choice = chooseAutoTier(catalog, {
+        promptTokens: roughTokens(request.prompt),
+        maxTokens: request.maxTokens,
+        tools: request.needs.some((n) => n.capability === 'tools'),
+        images: request.needs.some((n) => n.capability === 'images'),
+      });
+      const tier = (aliases: string[]) => aliases.flatMap((alias) => (catalog.aliases.get(alias) ?? []).map((id) => catalog.endpoints.get(id)!).filter(Boolean));
+      const groups = [{ label: 'auto', endpoints: tier(choice.primary) }, { label: 'auto', endpoints: tier(choice.secondary) }, ...fallbacks];
+      return { groups, strategy: base.strategy, reason: `auto: ${choice.reason}`, auto: true };
+    }
+    const primary = resolveModel(request.model, catalog, config.providers);
+    const via = request.fallbackModels.length === 0 && chain.length > 0 ? `; fallback chain ${chain.join(', ')}` : '';
+    const reason = (primary.pinned ? `pinned to ${primary.endpoints[0].id}` : `${catalog.customAliases.has(base.name) ? 'custom alias' : 'alias'} ${base.name}`) + via;
+    return { groups: [{ label: base.name, endpoints: primary.endpoints }, ...fallbacks], strategy: primary.strategy, reason, auto: false };
   }
 
   /** Capability: if the primary group cannot do what was asked at all, that is the caller's mistake (400). */
@@ -262,18 +278,43 @@ export class Router {
     return exact;
   }
 
-  private isEligible(endpoint: Endpoint, reasons: string[]): boolean {
-    const provider = this.deps.config.providers.get(endpoint.provider)!;
-    if (!provider.enabled) return fail(reasons, `${provider.name} is disabled in the config`);
-    if (!this.deps.adapters[provider.protocol]) return fail(reasons, `${provider.name} speaks the ${provider.protocol} protocol, which this build cannot translate`);
+  private isEligible(endpoint: Endpoint, skipped: Skip[]): boolean {
+    const skip = this.ineligibility(endpoint);
+    if (skip) skipped.push({ endpoint: endpoint.id, code: skip.code, reason: skip.reason });
+    return skip === null;
+  }
+
+  /** Why an endpoint cannot be tried right now, or null when it can. */
+  private ineligibility(endpoint: Endpoint): Ineligibility | null {
+    const provider = this.deps.config.providers.get(endpoint.provider);
+    if (!provider) return { code: 'disabled', reason: `${endpoint.provider} is no longer configured` };
+    if (!provider.enabled) return { code: 'disabled', reason: `${provider.name} is disabled in the config` };
+    if (!this.deps.adapters[provider.protocol]) return { code: 'disabled', reason: `${provider.name} speaks the ${provider.protocol} protocol, which this build cannot translate` };
     if (provider.requiresKey && !this.deps.secrets.get(provider)) {
-      return fail(reasons, `${provider.name} has no API key (${this.deps.secrets.describeSource(provider)})`);
+      return { code: 'no_key', reason: `${provider.name} has no API key (${this.deps.secrets.describeSource(provider)})` };
     }
     if (!this.deps.health.isAvailable(endpoint.id)) {
       const health = this.deps.health.health(endpoint.id);
-      return fail(reasons, health.rateLimitedUntil ? `${endpoint.id} is rate limited until ${new Date(health.rateLimitedUntil).toISOString()}` : `${endpoint.id} is failing (circuit breaker open)`);
+      return health.rateLimitedUntil
+        ? { code: 'rate_limited', reason: `${endpoint.id} is rate limited until ${new Date(health.rateLimitedUntil).toISOString()}` }
+        : { code: 'breaker_open', reason: `${endpoint.id} is failing (circuit breaker open)` };
     }
-    return true;
+    return null;
+  }
+
+  /** What `plan` would do with a request, and why (the dashboard's "Which provider now?"); changes nothing. */
+  explain(input: ExplainRequest): RouteExplanation {
+    if (this.revision !== this.deps.config.revision) this.forgetShapes();
+    return explainRoute(
+      {
+        config: this.deps.config,
+        health: this.healthOf,
+        turn: (label) => this.turns.get(label) ?? 0,
+        namedGroups: (request) => this.namedGroups(request),
+        ineligibility: (endpoint) => this.ineligibility(endpoint),
+      },
+      input,
+    );
   }
 
   /** Tries the candidates in order until one answers; records every attempt in the trace and in health. */
@@ -285,7 +326,9 @@ export class Router {
     for (const endpoint of plan.candidates) {
       if (signal.aborted) break;
       if (!health.isAvailable(endpoint.id, true)) continue;
-      const provider = config.providers.get(endpoint.provider)!;
+      const provider = config.providers.get(endpoint.provider);
+      // A provider removed while this request was planned.
+      if (!provider) continue;
       trace.endpoint = endpoint;
       const call: UpstreamCall = {
         endpoint,
@@ -366,14 +409,17 @@ export class Router {
 }
 
 
+function pausedError(): PatchbayError {
+  return new PatchbayError('Patchbay is paused and is not routing requests. Resume it from the tray menu or the dashboard\'s Routing page (or PUT /api/routing {"paused": false}).', {
+    status: 503,
+    type: 'server_error',
+    code: 'routing_paused',
+  });
+}
+
 /** Whether an endpoint with this id is already in the list (a fallback model may share endpoints with the primary). */
 function hasId(endpoints: Endpoint[], id: string): boolean {
   for (const endpoint of endpoints) if (endpoint.id === id) return true;
-  return false;
-}
-
-function fail(reasons: string[], reason: string): false {
-  reasons.push(reason);
   return false;
 }
 

@@ -16,8 +16,9 @@ export interface ModelObject {
 
 const CAPABILITY_KEYS = ['chat', 'completions', 'embeddings', 'tools', 'images', 'logprobs', 'n', 'dimensions', 'streaming'] as const;
 
-function capabilitiesOf(endpoints: Endpoint[]): Record<string, boolean> {
-  return Object.fromEntries(CAPABILITY_KEYS.map((c) => [c, endpoints.some((e) => e.capabilities.has(c))]));
+/** Built-in aliases say what any member can do (routing picks a capable one); custom aliases what all share. */
+function capabilitiesOf(endpoints: Endpoint[], every = false): Record<string, boolean> {
+  return Object.fromEntries(CAPABILITY_KEYS.map((c) => [c, every ? endpoints.every((e) => e.capabilities.has(c)) : endpoints.some((e) => e.capabilities.has(c))]));
 }
 
 /** GET /v1/models: every endpoint of an enabled provider, then the aliases and embedding names. */
@@ -37,17 +38,22 @@ export function listModels(catalog: Catalog, config: PatchbayConfig, created: nu
       pricing: { input_per_million: endpoint.inputPrice, output_per_million: endpoint.outputPrice, as_of: catalog.pricesAsOf },
     });
   }
+  const groups: [string, Endpoint[], boolean][] = [];
   for (const [name, ids] of [...catalog.aliases, ...catalog.embeddingModels]) {
-    const endpoints = ids.map((id) => catalog.endpoints.get(id)!).filter((e) => e && enabled(e));
+    if (!catalog.customAliases.has(name)) groups.push([name, ids.map((id) => catalog.endpoints.get(id)!), false]);
+  }
+  for (const [name, endpoints] of catalog.customAliases) groups.push([name, endpoints, true]);
+  for (const [name, members, custom] of groups) {
+    const endpoints = members.filter((e) => e && enabled(e));
     if (endpoints.length === 0) continue;
     data.push({
       id: name,
       object: 'model',
       created,
-      owned_by: 'patchbay',
+      owned_by: custom ? 'user' : 'patchbay',
       context_window: Math.min(...endpoints.map((e) => e.contextWindow)),
       max_output_tokens: Math.min(...endpoints.map((e) => e.maxOutput)),
-      capabilities: capabilitiesOf(endpoints),
+      capabilities: capabilitiesOf(endpoints, custom),
       endpoints: endpoints.map((e) => e.id),
     });
   }
