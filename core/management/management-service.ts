@@ -1,4 +1,4 @@
-import type { PatchbayConfig } from '../config/load-config.ts';
+import type { PatchbayConfig, ResolvedProvider } from '../config/load-config.ts';
 import { editConfigFile, section } from '../config/write-config.ts';
 import { InvalidRequestError, PatchbayError } from '../errors/patchbay-error.ts';
 import type { ApiKeyRecord, KeyStore } from '../keys/key-store.ts';
@@ -35,6 +35,10 @@ export interface ProviderView {
   /** Where the secret comes from; the secret itself is never returned. */
   key_source: 'env' | 'keychain' | 'none';
   requires_key: boolean;
+  /** A secret exists but is not sent: the base URL moved to another origin since it was set. */
+  secret_withheld: boolean;
+  /** What to do about the provider's secret (why it is withheld), or null when nothing needs doing. */
+  notice: string | null;
 }
 
 export interface ManagementDeps {
@@ -116,7 +120,12 @@ export class ManagementService {
   }
 
   listProviders(): ProviderView[] {
-    return [...this.deps.config.providers.values()].map((p) => ({
+    return [...this.deps.config.providers.values()].map((p) => this.providerView(p));
+  }
+
+  private providerView(p: ResolvedProvider): ProviderView {
+    const withheld = this.deps.secrets.withheldReason(p);
+    return {
       name: p.name,
       protocol: p.protocol,
       builtin: p.builtin,
@@ -124,7 +133,9 @@ export class ManagementService {
       base_url: p.baseUrl,
       key_source: this.deps.secrets.source(p),
       requires_key: p.requiresKey,
-    }));
+      secret_withheld: withheld !== null,
+      notice: withheld ? `${withheld}.` : null,
+    };
   }
 
   private requireProvider(name: string) {
@@ -141,24 +152,28 @@ export class ManagementService {
   }
 
   setProviderSecret(name: string, secret: string): ProviderView {
-    this.requireProvider(name);
-    this.deps.secrets.set(name, secret);
-    return this.listProviders().find((p) => p.name === name)!;
+    const provider = this.requireProvider(name);
+    this.deps.secrets.set(provider, secret);
+    return this.providerView(provider);
   }
 
   deleteProviderSecret(name: string): ProviderView {
-    this.requireProvider(name);
+    const provider = this.requireProvider(name);
     this.deps.secrets.delete(name);
-    return this.listProviders().find((p) => p.name === name)!;
+    return this.providerView(provider);
   }
 
-  testProvider(name: string): Promise<CredentialTest> {
+  async testProvider(name: string): Promise<CredentialTest> {
     const provider = this.requireProvider(name);
+    // A withheld secret is not sent, not even to check it: say why instead of calling the new host.
+    const withheld = this.deps.secrets.withheldReason(provider);
+    if (withheld) return { ok: false, status: 0, message: `${withheld}.`, latency_ms: 0 };
     return testCredential(provider, this.deps.secrets.get(provider), this.deps.config.connectTimeoutMs);
   }
 
   updateProvider(name: string, input: { enabled?: boolean; baseUrl?: string }): ProviderView {
-    this.requireProvider(name);
+    // Bind the secrets to where the provider points now, before it may point elsewhere.
+    this.deps.secrets.pin(this.requireProvider(name));
     const next = editConfigFile(this.deps.configPath, (raw) => {
       const own = section(section(raw, 'providers'), name);
       if (input.enabled !== undefined) own.enabled = input.enabled;
@@ -168,7 +183,7 @@ export class ManagementService {
     const updated = next.providers.get(name)!;
     provider.enabled = updated.enabled;
     provider.baseUrl = updated.baseUrl;
-    return this.listProviders().find((p) => p.name === name)!;
+    return this.providerView(provider);
   }
 
   getRouting() {

@@ -309,7 +309,8 @@ export class Router {
             throw error;
           }
           // An upstream may quote the credential back in its error text: it must never reach a client, a log or a usage row.
-          if (call.apiKey && error.message.includes(call.apiKey)) error.message = error.message.replaceAll(call.apiKey, '[redacted]');
+          // (ProviderError redacts every field as it is built; this catches a message amended since.)
+          error.redact();
           const latency = round(performance.now() - started);
           // A request the client cancelled says nothing about the endpoint: 499, and no health event.
           const cancelled = signal.aborted;
