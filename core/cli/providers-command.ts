@@ -25,7 +25,8 @@ export async function runProvidersCommand(args: string[], io: CliIo & { stdin?: 
     if (action === 'list') {
       const providers = await management.listProviders();
       if (values.json) io.out(`${JSON.stringify(providers, null, 2)}\n`);
-      else io.out(formatTable(['NAME', 'PROTOCOL', 'ENABLED', 'KEY', 'BASE URL'], providers.map((p) => [p.name, p.protocol, p.enabled ? 'yes' : 'no', p.requires_key ? p.key_source : `${p.key_source} (optional)`, p.base_url])));
+      else io.out(formatTable(['NAME', 'PROTOCOL', 'ENABLED', 'KEY', 'BASE URL'], providers.map((p) => [p.name, p.protocol, p.enabled ? 'yes' : 'no', keyColumn(p), p.base_url])));
+      for (const p of providers) if (p.notice) io.out(`${p.notice}\n`);
       return 0;
     }
     if (action === 'set-key') {
@@ -44,6 +45,12 @@ export async function runProvidersCommand(args: string[], io: CliIo & { stdin?: 
   } finally {
     connection.close();
   }
+}
+
+/** Where the key comes from, and whether it is held back (the base URL moved since it was set). */
+function keyColumn(p: { key_source: string; requires_key: boolean; secret_withheld?: boolean }): string {
+  const source = p.requires_key ? p.key_source : `${p.key_source} (optional)`;
+  return p.secret_withheld ? `${source}, WITHHELD` : source;
 }
 
 async function readStdin(): Promise<string> {

@@ -1,3 +1,4 @@
+import { redactSecrets } from '../secrets/redact-secrets.ts';
 import { PatchbayError } from './patchbay-error.ts';
 
 export interface ProviderErrorInit {
@@ -29,11 +30,13 @@ export class ProviderError extends PatchbayError {
 
   constructor(init: ProviderErrorInit) {
     const status = clientStatusFor(init);
-    super(`${init.provider}: ${init.message}`, {
+    // Every field may hold text copied from an upstream answer, which may quote a provider secret:
+    // this is the one place all of them are cleaned, whichever adapter or stream reader built the error.
+    super(redactSecrets(`${init.provider}: ${init.message}`), {
       status,
-      type: init.type ?? defaultTypeFor(status),
-      code: init.code ?? null,
-      param: init.param ?? null,
+      type: redactSecrets(init.type) ?? defaultTypeFor(status),
+      code: redactSecrets(init.code) ?? null,
+      param: redactSecrets(init.param) ?? null,
       extra: { provider: init.provider },
       headers:
         init.retryAfterMs !== undefined && status === 429
@@ -45,6 +48,12 @@ export class ProviderError extends PatchbayError {
     this.retryable = init.retryable;
     this.retryAfterMs = init.retryAfterMs;
     this.kind = init.kind ?? 'http';
+  }
+
+  /** Cleans text set on the error after it was built (a message amended by a caller). */
+  redact(): this {
+    this.message = redactSecrets(this.message);
+    return this;
   }
 }
 

@@ -1,4 +1,4 @@
-import type { PatchbayConfig } from '../config/load-config.ts';
+import type { PatchbayConfig, ResolvedProvider } from '../config/load-config.ts';
 import { section } from '../config/write-config.ts';
 import type { Catalog } from '../catalog/load-catalog.ts';
 import { discoverModels, type DiscoveredModel } from '../providers/discover-models.ts';
@@ -40,6 +40,10 @@ export interface ProviderView {
   /** Where the secret comes from; the secret itself is never returned. */
   key_source: 'env' | 'keychain' | 'none';
   requires_key: boolean;
+  /** A secret exists but is not sent: the base URL moved to another origin since it was set. */
+  secret_withheld: boolean;
+  /** What to do about the provider's secret (why it is withheld), or null when nothing needs doing. */
+  notice: string | null;
 }
 
 export interface ManagementDeps {
@@ -125,7 +129,12 @@ export class ManagementService {
   }
 
   listProviders(): ProviderView[] {
-    return [...this.deps.config.providers.values()].map((p) => ({
+    return [...this.deps.config.providers.values()].map((p) => this.providerView(p));
+  }
+
+  private providerView(p: ResolvedProvider): ProviderView {
+    const withheld = this.deps.secrets.withheldReason(p);
+    return {
       name: p.name,
       protocol: p.protocol,
       builtin: p.builtin,
@@ -133,7 +142,9 @@ export class ManagementService {
       base_url: p.baseUrl,
       key_source: this.deps.secrets.source(p),
       requires_key: p.requiresKey,
-    }));
+      secret_withheld: withheld !== null,
+      notice: withheld ? `${withheld}.` : null,
+    };
   }
 
   private requireProvider(name: string) {
@@ -150,19 +161,22 @@ export class ManagementService {
   }
 
   setProviderSecret(name: string, secret: string): ProviderView {
-    this.requireProvider(name);
-    this.deps.secrets.set(name, secret);
-    return this.listProviders().find((p) => p.name === name)!;
+    const provider = this.requireProvider(name);
+    this.deps.secrets.set(provider, secret);
+    return this.providerView(provider);
   }
 
   deleteProviderSecret(name: string): ProviderView {
-    this.requireProvider(name);
+    const provider = this.requireProvider(name);
     this.deps.secrets.delete(name);
-    return this.listProviders().find((p) => p.name === name)!;
+    return this.providerView(provider);
   }
 
-  testProvider(name: string): Promise<CredentialTest> {
+  async testProvider(name: string): Promise<CredentialTest> {
     const provider = this.requireProvider(name);
+    // A withheld secret is not sent, not even to check it: say why instead of calling the new host.
+    const withheld = this.deps.secrets.withheldReason(provider);
+    if (withheld) return { ok: false, status: 0, message: `${withheld}.`, latency_ms: 0 };
     return testCredential(provider, this.deps.secrets.get(provider), this.deps.config.connectTimeoutMs);
   }
 
@@ -175,13 +189,16 @@ export class ManagementService {
     if (input.models !== undefined && provider.builtin) {
       throw new InvalidRequestError(`${name} is a built-in provider; its models come from Patchbay's catalog. Edit models of your own providers only.`, 'models', 'builtin_provider');
     }
+    // Bind the secrets to where the provider points now, before it may point elsewhere.
+    this.deps.secrets.pin(provider);
     applyConfigChange(this.live, (raw) => {
       const own = section(section(raw, 'providers'), name);
       if (input.enabled !== undefined) own.enabled = input.enabled;
       if (input.baseUrl !== undefined) own.baseUrl = input.baseUrl;
       if (input.models !== undefined) own.models = input.models;
     });
-    return this.listProviders().find((p) => p.name === name)!;
+    // applyConfigChange updates the provider's object in place.
+    return this.providerView(provider);
   }
 
   /** A user-defined OpenAI-compatible provider (Ollama, LM Studio, vLLM ...). */
@@ -195,7 +212,7 @@ export class ManagementService {
       if (input.models) own.models = input.models;
       section(raw, 'providers')[input.name] = own;
     });
-    return this.listProviders().find((p) => p.name === input.name)!;
+    return this.providerView(this.deps.config.providers.get(input.name)!);
   }
 
   /** Removes a user-defined provider (built-ins are disabled instead); refused while an alias or fallback chain names it. */

@@ -291,6 +291,8 @@ export class Router {
     if (!provider.enabled) return { code: 'disabled', reason: `${provider.name} is disabled in the config` };
     if (!this.deps.adapters[provider.protocol]) return { code: 'disabled', reason: `${provider.name} speaks the ${provider.protocol} protocol, which this build cannot translate` };
     if (provider.requiresKey && !this.deps.secrets.get(provider)) {
+      const withheld = this.deps.secrets.withheldReason(provider);
+      if (withheld) return { code: 'secret_withheld', reason: withheld };
       return { code: 'no_key', reason: `${provider.name} has no API key (${this.deps.secrets.describeSource(provider)})` };
     }
     if (!this.deps.health.isAvailable(endpoint.id)) {
@@ -352,7 +354,8 @@ export class Router {
             throw error;
           }
           // An upstream may quote the credential back in its error text: it must never reach a client, a log or a usage row.
-          if (call.apiKey && error.message.includes(call.apiKey)) error.message = error.message.replaceAll(call.apiKey, '[redacted]');
+          // (ProviderError redacts every field as it is built; this catches a message amended since.)
+          error.redact();
           const latency = round(performance.now() - started);
           // A request the client cancelled says nothing about the endpoint: 499, and no health event.
           const cancelled = signal.aborted;

@@ -30,6 +30,21 @@ export interface Fault {
   midStream?: { afterEvents: number; kind: 'drop' | 'error-event' };
   /** For streams: after this many data events, wait until the promise settles before sending the rest. */
   hold?: { afterEvents: number; until: Promise<unknown> };
+  /**
+   * A careless upstream: the error (the body for `status`, or the mid-stream error event) quotes
+   * the API key the request carried, in every field and in several encodings (as sent, after
+   * "Bearer ", URL-encoded, JSON-escaped).
+   */
+  quoteKey?: boolean;
+  /** Send the error body for `status` with HTTP 200 (an upstream that reports failures inside a 200 answer). */
+  errorWith200?: boolean;
+  /**
+   * For streams: the same events framed differently, all valid SSE (WHATWG): `data` split over
+   * several `data:` lines, another line ending, comments and unknown fields between events,
+   * `data:` without the space, and the bytes written `writeBytes` at a time (each write its own
+   * TCP segment), so events and line endings are split at every position.
+   */
+  sseFraming?: { lineEnding?: '\n' | '\r\n' | '\r'; multiLine?: boolean; comments?: boolean; noSpace?: boolean; writeBytes?: number };
 }
 
 export interface RecordedRequest {
@@ -151,6 +166,18 @@ export async function writeSse(
 ): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', ...options.headers });
   res.flushHeaders();
+  const framing = options.fault?.sseFraming;
+  if (framing) {
+    const bytes = Buffer.from(events.map((event) => reframe(event, framing)).join(''));
+    const size = framing.writeBytes ?? bytes.length;
+    for (let at = 0; at < bytes.length; at += size) {
+      res.write(bytes.subarray(at, at + size));
+      // Let each piece leave as its own segment rather than coalesce with the next write.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    res.end();
+    return;
+  }
   for (const [index, event] of events.entries()) {
     const cut = options.fault?.midStream;
     if (cut && index === cut.afterEvents) {
@@ -168,4 +195,17 @@ export async function writeSse(
     res.write(event);
   }
   res.end();
+}
+
+/** One `data: <payload>\n\n` event in another valid SSE framing (see Fault.sseFraming). */
+function reframe(event: string, framing: NonNullable<Fault['sseFraming']>): string {
+  const eol = framing.lineEnding ?? '\n';
+  const named = /^event: (.*)\n/.exec(event);
+  const payload = event.replace(/^event: .*\n/, '').replace(/^data: /, '').replace(/\n\n$/, '');
+  // Pretty-printed JSON is the same JSON: one `data:` line per line of it, joined again with "\n" by the reader.
+  const lines = framing.multiLine && payload.startsWith('{') ? JSON.stringify(JSON.parse(payload), null, 1).split('\n') : [payload];
+  const field = framing.noSpace ? 'data:' : 'data: ';
+  const comments = framing.comments ? `: keep-alive${eol}id: 7${eol}retry: 1000${eol}x-unknown: ignored${eol}:${eol}` : '';
+  const name = named ? `event: ${named[1]}${eol}` : '';
+  return `${comments}${name}${lines.map((line) => `${field}${line}`).join(eol)}${eol}${eol}`;
 }

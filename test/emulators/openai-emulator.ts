@@ -139,11 +139,32 @@ export class OpenAiEmulator extends EmulatorServer {
     };
     const [message, type, code] = presets[status] ?? [`HTTP ${status} (injected).`, status >= 500 ? 'server_error' : 'invalid_request_error', null];
     const retryAfter: Record<string, string> = fault.retryAfterSeconds !== undefined ? { 'retry-after': String(fault.retryAfterSeconds) } : {};
-    this.error(res, status, fault.message ?? message, type, code, null, { ...retryAfter, ...fault.headers });
+    const headers = { ...this.rateLimitHeaders(), ...retryAfter, ...fault.headers };
+    const sentStatus = fault.errorWith200 ? 200 : status;
+    if (fault.quoteKey) return sendJson(res, sentStatus, { error: this.keyQuotingError(message) }, headers);
+    sendJson(res, sentStatus, { error: { message: fault.message ?? message, type, param: null, code } }, headers);
+  }
+
+  /** An error object that quotes the key the request carried in every field, in every encoding (Fault.quoteKey). */
+  protected keyQuotingError(message: string): Record<string, string> {
+    const key = this.options.apiKey;
+    const escaped = JSON.stringify(key).slice(1, -1);
+    return {
+      message: `${message} Request was: Authorization: Bearer ${key}; url ?key=${encodeURIComponent(key)}; body {"api_key":"${escaped}"}`,
+      type: encodeURIComponent(key),
+      param: escaped,
+      code: `Bearer ${key}`,
+    };
   }
 
   protected streamErrorEvent = (): string =>
     `data: ${JSON.stringify({ error: { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', param: null, code: null } })}\n\n`;
+
+  /** The mid-stream error event: OpenAI's, or one quoting the key (Fault.quoteKey). */
+  protected errorEventFor(fault: Fault | undefined): () => string {
+    if (!fault?.quoteKey) return this.streamErrorEvent;
+    return () => `data: ${JSON.stringify({ error: this.keyQuotingError('The server had an error while processing your request.') })}\n\n`;
+  }
 
   protected async handle(ctx: EmulatorContext): Promise<void> {
     const { req, res, path, fault } = ctx;
@@ -242,7 +263,7 @@ export class OpenAiEmulator extends EmulatorServer {
     }
     if (includeUsage) events.push(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, service_tier: 'default', system_fingerprint: 'fp_emulator', choices: [], usage })}\n\n`);
     events.push('data: [DONE]\n\n');
-    await writeSse(res, events, { chunkDelayMs: this.chunkDelayMs, fault, errorEvent: this.streamErrorEvent, headers: this.rateLimitHeaders() });
+    await writeSse(res, events, { chunkDelayMs: this.chunkDelayMs, fault, errorEvent: this.errorEventFor(fault), headers: this.rateLimitHeaders() });
   }
 
   protected async completions(res: ServerResponse, body: Record<string, unknown>, fault: Fault | undefined): Promise<void> {
@@ -284,7 +305,7 @@ export class OpenAiEmulator extends EmulatorServer {
     }
     if (includeUsage) events.push(`data: ${JSON.stringify({ id, object: 'text_completion', created, model, system_fingerprint: 'fp_emulator', usage, choices: [] })}\n\n`);
     events.push('data: [DONE]\n\n');
-    await writeSse(res, events, { chunkDelayMs: this.chunkDelayMs, fault, errorEvent: this.streamErrorEvent, headers: this.rateLimitHeaders() });
+    await writeSse(res, events, { chunkDelayMs: this.chunkDelayMs, fault, errorEvent: this.errorEventFor(fault), headers: this.rateLimitHeaders() });
   }
 
   protected embeddings(res: ServerResponse, body: Record<string, unknown>): void {

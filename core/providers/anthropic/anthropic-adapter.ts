@@ -7,7 +7,7 @@ import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall } from '../p
 import { readSseEvents } from '../read-sse-events.ts';
 import { postToProvider, postToProviderForText, type UpstreamResponse } from '../transport.ts';
 import type { MessageResponse, MessagesRequest } from './anthropic-wire-types.ts';
-import { mapAnthropicError } from './map-error.ts';
+import { mapAnthropicError, statusOfAnthropicError } from './map-error.ts';
 import { mapChatRequest, type MappedRequest } from './map-request.ts';
 import { mapMessageResponse } from './map-response.ts';
 import { createStreamState, endStream, mapStreamEvent, streamUsage } from './map-stream-event.ts';
@@ -73,13 +73,16 @@ export class AnthropicAdapter implements ProviderAdapter {
   }
 
   private async sendForCompletion(mapped: MappedRequest, call: UpstreamCall): Promise<ChatCompletion> {
-    const { text } = await postToProviderForText({ call, url: `${call.provider.baseUrl}/messages`, body: mapped.body, connectTimeoutMs: this.connectTimeoutMs, mapError: mapAnthropicError });
+    const { text, headers } = await postToProviderForText({ call, url: `${call.provider.baseUrl}/messages`, body: mapped.body, connectTimeoutMs: this.connectTimeoutMs, mapError: mapAnthropicError });
     let message: MessageResponse;
     try {
       message = JSON.parse(text) as MessageResponse;
     } catch {
       throw new ProviderError({ provider: call.provider.name, upstreamStatus: 502, message: 'answered with a body that is not JSON', retryable: true });
     }
+    // A 200 carrying Anthropic's error body (`{"type":"error","error":{type,message}}`) is that error, classified by its type.
+    const failure = (message as { type?: unknown; error?: { type?: unknown } } | null)?.error;
+    if (failure && typeof failure === 'object') throw mapAnthropicError(call.provider.name, statusOfAnthropicError(failure.type), headers, text);
     if (typeof message !== 'object' || message === null || !Array.isArray(message.content)) {
       throw new ProviderError({ provider: call.provider.name, upstreamStatus: 502, message: 'answered with JSON that is not a Messages response', retryable: true });
     }

@@ -19,6 +19,11 @@ const ERROR_TYPES: Record<string, { status: number; type: string; code?: string 
   overloaded_error: { status: 529, type: 'server_error' },
 };
 
+/** The HTTP status an Anthropic error type comes with (for an error body that arrived with a 200); unknown types are a bad answer, 502. */
+export function statusOfAnthropicError(type: unknown): number {
+  return (typeof type === 'string' ? ERROR_TYPES[type]?.status : undefined) ?? 502;
+}
+
 const SPEND_LIMIT = 'enforced_spend_limit_reached';
 
 /**

@@ -6,9 +6,9 @@ import { completeViaChat, streamCompleteViaChat } from '../complete-via-chat.ts'
 import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall } from '../provider-adapter.ts';
 import { readSseEvents } from '../read-sse-events.ts';
 import { postToProvider, postToProviderForText, type UpstreamResponse } from '../transport.ts';
-import type { GeminiBatchEmbedResponse, GeminiResponse } from './gemini-wire.ts';
+import type { GeminiBatchEmbedResponse, GeminiErrorStatus, GeminiResponse } from './gemini-wire.ts';
 import { embeddingInputs, mapEmbeddingBatches, mapEmbeddingResponse, readBatchVectors } from './map-embeddings.ts';
-import { mapGeminiError, mapGeminiStreamError } from './map-error.ts';
+import { mapGeminiError, mapGeminiErrorBody, mapGeminiStreamError } from './map-error.ts';
 import { mapChatRequest } from './map-request.ts';
 import { mapResponse, type AnswerContext } from './map-response.ts';
 import { createStreamState, finishStream, mapStreamEvent } from './map-stream-event.ts';
@@ -119,5 +119,8 @@ function parseJson<T>(call: UpstreamCall, text: string, kind: 'http' | 'stream' 
     const what = kind === 'stream' ? 'a stream event' : 'a body';
     throw new ProviderError({ provider: call.provider.name, upstreamStatus: 502, message: `answered with ${what} that is not a JSON object`, retryable: true, kind });
   }
+  // A 200 whose body is an error is that error (otherwise it reads as an empty answer); stream events are checked by the stream.
+  const failure = (parsed as { error?: GeminiErrorStatus }).error;
+  if (kind === 'http' && failure && typeof failure === 'object') throw mapGeminiErrorBody(call.provider.name, failure);
   return parsed as T;
 }

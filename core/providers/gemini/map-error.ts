@@ -11,6 +11,11 @@ export function mapGeminiError(provider: string, status: number, headers: Upstre
   return mapGeminiStatus(provider, status, parseStatus(text, status), parseRetryAfter(headers), 'http');
 }
 
+/** An `error` object as the whole body of a 200 (js-genai checks every answer for one): classified as if it had come with its own status. */
+export function mapGeminiErrorBody(provider: string, error: GeminiErrorStatus): ProviderError {
+  return mapGeminiStatus(provider, typeof error.code === 'number' && error.code >= 400 ? error.code : 502, error, undefined, 'http');
+}
+
 /** An `error` object inside a 200 stream: the same classification, reported as a stream failure. */
 export function mapGeminiStreamError(provider: string, error: GeminiErrorStatus): ProviderError {
   return mapGeminiStatus(provider, typeof error.code === 'number' ? error.code : 502, error, undefined, 'stream');

@@ -26,6 +26,37 @@ export function mapOpenAiError(provider: string, status: number, headers: Upstre
   });
 }
 
+/** OpenAI-style error types (and the codes that say the same) with the HTTP status each comes with (reference §1.8, §4.5, §5.6). */
+const STATUS_OF_TYPE: Record<string, number> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  permission_error: 403,
+  not_found_error: 404,
+  requests: 429,
+  tokens: 429,
+  rate_limit_error: 429,
+  rate_limit_exceeded: 429,
+  insufficient_quota: 429,
+  dynamic_request_limited: 429,
+  dynamic_token_limited: 429,
+  server_error: 500,
+  api_error: 500,
+};
+
+/**
+ * The status an error body stands for when it arrived with a 200 (an upstream that reports
+ * failures in the body): a numeric `code` that is an HTTP error status (vLLM-style servers), else
+ * its `type`, else its `code`; an error nothing identifies is a bad answer from the upstream (502),
+ * worth trying elsewhere.
+ */
+export function statusOfErrorBody(error: unknown): number {
+  if (typeof error !== 'object' || error === null) return 502;
+  const { code, type } = error as { code?: unknown; type?: unknown };
+  const numeric = typeof code === 'number' ? code : typeof code === 'string' && /^[45]\d\d$/.test(code) ? Number(code) : 0;
+  if (numeric >= 400 && numeric <= 599) return numeric;
+  return (typeof type === 'string' ? STATUS_OF_TYPE[type] : undefined) ?? (typeof code === 'string' ? STATUS_OF_TYPE[code] : undefined) ?? 502;
+}
+
 /**
  * 5xx, 408 and 429 without a retry window are worth trying elsewhere (spec 4.5). A 429 that names
  * its retry window is passed back so the client can wait it out. A 413 is this upstream's size

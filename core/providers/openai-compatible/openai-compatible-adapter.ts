@@ -9,7 +9,7 @@ import { mapChatRequest, requestedTopLogprobs, withStreaming } from './map-chat-
 import { mapCompletionRequests, textPrompts } from './map-completion-request.ts';
 import { mapEmbeddingAnswer, type EmbeddingAnswer } from './map-embedding-answer.ts';
 import { mapEmbeddingRequest } from './map-embedding-request.ts';
-import { mapOpenAiError } from './map-error.ts';
+import { mapOpenAiError, statusOfErrorBody } from './map-error.ts';
 import { createPassThroughState, finishPassThrough, mapPassThroughChunk, normalizeUsage } from './map-stream-chunk.ts';
 import { quirksFor } from './quirks.ts';
 import { readUpstreamData } from './read-upstream-data.ts';
@@ -75,7 +75,7 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
   }
 
   private async json(operation: Operation, body: object, call: UpstreamCall): Promise<Answer> {
-    const { text, bytes } = await postToProviderForText({ call, url: `${call.provider.baseUrl}/${operation}`, body, connectTimeoutMs: this.connectTimeoutMs, mapError: mapOpenAiError });
+    const { text, bytes, headers } = await postToProviderForText({ call, url: `${call.provider.baseUrl}/${operation}`, body, connectTimeoutMs: this.connectTimeoutMs, mapError: mapOpenAiError });
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -85,6 +85,10 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
     if (typeof parsed !== 'object' || parsed === null) {
       throw new ProviderError({ provider: call.provider.name, upstreamStatus: 502, message: 'answered with JSON that is not an object', retryable: true });
     }
+    // A 200 that carries an error is a failure like any other: mapped as its status would have been,
+    // so fallback and health see it (an answer never has a top-level `error`).
+    const failure = (parsed as { error?: unknown }).error;
+    if (failure) throw mapOpenAiError(call.provider.name, statusOfErrorBody(failure), headers, text);
     return { text, bytes, parsed: parsed as Answer['parsed'] };
   }
 

@@ -39,18 +39,29 @@ export async function* readUpstreamData(
       const events = decode(next.value);
       for (let index = 0; index < events.length; index++) {
         const event = events[index];
-        if (event.data === '[DONE]') {
+        const data = oneLine(event.data);
+        if (data === '[DONE]') {
           yield* finish();
           return;
         }
-        if (event.event === 'error') throw errorEvent(provider, event.data);
-        for (const out of map(event.data)) yield out;
+        if (event.event === 'error') throw errorEvent(provider, data);
+        for (const out of map(data)) yield out;
       }
     }
   } finally {
     // Stopped before the body's end ([DONE], an error event, the client gone): the body drops the rest.
     if (!ended) await body.return?.();
   }
+}
+
+/**
+ * An event's data on one line. An event of several `data:` lines arrives joined with "\n" (the
+ * SSE rule), and a payload forwarded as it came would then break the client's `data: <json>`
+ * framing. In JSON a newline can only stand between tokens (a string cannot hold a raw one), so a
+ * space in its place is the same JSON. Most events have no newline: one native scan, no copy.
+ */
+export function oneLine(data: string): string {
+  return data.indexOf('\n') === -1 ? data : data.replaceAll('\n', ' ');
 }
 
 function errorEvent(provider: string, data: string): ProviderError {
