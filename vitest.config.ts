@@ -9,7 +9,7 @@ export default defineConfig({
     pool: 'forks',
     projects: [
       { extends: true, test: { name: 'core', include: ['test/**/*.test.ts'], environment: 'node' } },
-      { extends: true, plugins: [react()], test: { name: 'renderer', include: ['renderer/src/**/*.test.{ts,tsx}'], environment: 'jsdom' } },
+      { extends: true, plugins: [react()], test: { name: 'renderer', include: ['renderer/src/**/*.test.{ts,tsx}'], environment: 'jsdom', setupFiles: ['renderer/src/test-support/setup.ts'] } },
     ],
   },
 });

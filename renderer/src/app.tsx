@@ -42,7 +42,12 @@ export function App({ queryClient }: { queryClient: QueryClient }) {
 
   useEffect(() => {
     let cancelled = false;
-    (sessionStart ??= startSession()).then(
+    const pending = (sessionStart ??= startSession());
+    // Forget it once settled: a later mount (a sign-out, a test) asks again.
+    void pending.finally(() => {
+      if (sessionStart === pending) sessionStart = null;
+    }).catch(() => undefined);
+    pending.then(
       (state) => !cancelled && setSession(state),
       (error: unknown) => !cancelled && setSession({ failed: error instanceof Error ? error.message : String(error) }),
     );
@@ -69,7 +74,6 @@ export function App({ queryClient }: { queryClient: QueryClient }) {
   const signOut = useCallback(async () => {
     await api.delete('/session').catch(() => undefined);
     queryClient.clear();
-    sessionStart = null;
     setSession({ signedIn: false, message: 'Signed out.' });
   }, [queryClient]);
 
