@@ -1,10 +1,15 @@
+import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 
+// Two projects: core's suite in Node exactly as before, and the dashboard's component tests in jsdom.
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    projects: [
+      { extends: true, test: { name: 'core', include: ['test/**/*.test.ts'], environment: 'node' } },
+      { extends: true, plugins: [react()], test: { name: 'renderer', include: ['renderer/src/**/*.test.{ts,tsx}'], environment: 'jsdom', setupFiles: ['renderer/src/test-support/setup.ts'] } },
+    ],
   },
 });

@@ -1,0 +1,24 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api } from '../../api/api-client.ts';
+import { queryKeys } from '../../api/shared-queries.ts';
+import type { CreateProviderInput, CredentialTestResult, ProviderModelInput, ProviderRow } from '../../api/types.ts';
+
+const path = (name: string) => `/providers/${encodeURIComponent(name)}`;
+
+/** Every provider write; each refreshes the provider list, the status and the models it changes. */
+export function useProviderMutations() {
+  const queryClient = useQueryClient();
+  const refresh = () =>
+    Promise.all([queryKeys.providers, queryKeys.status, queryKeys.models].map((queryKey) => queryClient.invalidateQueries({ queryKey })));
+  const onSuccess = () => void refresh();
+  return {
+    update: useMutation({ mutationFn: ({ name, body }: { name: string; body: { enabled?: boolean; baseUrl?: string; models?: ProviderModelInput[] } }) => api.patch<ProviderRow>(path(name), body), onSuccess }),
+    setSecret: useMutation({ mutationFn: ({ name, secret }: { name: string; secret: string }) => api.put<ProviderRow>(`${path(name)}/secret`, { secret }), onSuccess }),
+    deleteSecret: useMutation({ mutationFn: (name: string) => api.delete<ProviderRow>(`${path(name)}/secret`), onSuccess }),
+    test: useMutation({ mutationFn: (name: string) => api.post<CredentialTestResult>(`${path(name)}/test`) }),
+    create: useMutation({ mutationFn: (body: CreateProviderInput) => api.post<ProviderRow>('/providers', body), onSuccess }),
+    remove: useMutation({ mutationFn: (name: string) => api.delete<void>(path(name)), onSuccess }),
+    discover: useMutation({ mutationFn: (name: string) => api.post<{ models: { id: string }[] }>(`${path(name)}/discover`) }),
+  };
+}
+export type ProviderMutations = ReturnType<typeof useProviderMutations>;

@@ -1,0 +1,54 @@
+import { useQuery } from '@tanstack/react-query';
+import { api } from '../../api/api-client.ts';
+import type { RequestRow } from '../../api/types.ts';
+import { ModalDialog } from '../../components/modal-dialog.tsx';
+import { ErrorNote } from '../../components/query-state.tsx';
+import { formatDateTime, formatMs, formatTokens, formatUsd } from '../../format/format-numbers.ts';
+import { ExplainResultView } from '../routing/explain-result.tsx';
+
+/** One request: its attempts in order and why it was routed that way. */
+export function RequestDetail({ row, onClose }: { row: RequestRow | null; onClose: () => void }) {
+  const detail = useQuery({
+    queryKey: ['request', row?.request_id],
+    queryFn: () => api.get<RequestRow>(`/usage/log/${encodeURIComponent(row!.request_id)}`),
+    enabled: row !== null,
+  });
+  const r = detail.data ?? row;
+  return (
+    <ModalDialog open={row !== null} onOpenChange={(open) => !open && onClose()} title={r ? `Request ${r.request_id}` : 'Request'} wide>
+      {r ? (
+        <>
+          <dl className="details">
+            <div><dt>Time</dt><dd>{formatDateTime(r.ts)}</dd></div>
+            <div><dt>Key</dt><dd>{r.key_name ?? r.key_id ?? '—'}</dd></div>
+            <div><dt>Requested</dt><dd>{r.requested_model}{r.strategy ? ` (${r.strategy})` : ''}</dd></div>
+            <div><dt>Served by</dt><dd>{r.provider ? `${r.provider} / ${r.model}` : '—'}</dd></div>
+            <div><dt>Status</dt><dd>{String(r.status)}{r.error_type ? ` · ${r.error_type}` : ''}</dd></div>
+            <div><dt>Tokens</dt><dd>{formatTokens(r.prompt_tokens)} in, {formatTokens(r.completion_tokens)} out</dd></div>
+            <div><dt>Cost</dt><dd>{formatUsd(r.cost_usd)}</dd></div>
+            <div><dt>Latency</dt><dd>{formatMs(r.latency_ms)}{r.first_byte_ms !== null ? ` (first byte ${formatMs(r.first_byte_ms)})` : ''}</dd></div>
+          </dl>
+          <h3>Route reason</h3>
+          <p>{r.route_reason ?? '—'}</p>
+          <h3>Attempts</h3>
+          <div className="table-wrap">
+            <table>
+              <thead><tr><th scope="col">#</th><th scope="col">Provider</th><th scope="col">Model</th><th scope="col">Status</th><th scope="col">Error</th><th scope="col">Latency</th></tr></thead>
+              <tbody>
+                {r.attempts.map((a, i) => (
+                  <tr key={i}>
+                    <td>{i + 1}</td><td>{a.provider}</td><td>{a.model}</td><td>{String(a.status)}</td>
+                    <td>{a.error_type ? `${a.error_type}${a.message ? `: ${a.message}` : ''}` : '—'}</td>
+                    <td>{formatMs(a.latency_ms)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {detail.data?.explain ? (<><h3>Explanation</h3><ExplainResultView result={detail.data.explain} /></>) : null}
+          <ErrorNote error={detail.error} />
+        </>
+      ) : null}
+    </ModalDialog>
+  );
+}

@@ -1,0 +1,70 @@
+import { useState, type FormEvent } from 'react';
+import { useKeys, useProviders } from '../../api/shared-queries.ts';
+import type { RequestRow } from '../../api/types.ts';
+import { EmptyState, ErrorNote } from '../../components/query-state.tsx';
+import { formatDateTime, formatMs, formatTokens, formatUsd } from '../../format/format-numbers.ts';
+import { RequestDetail } from './request-detail.tsx';
+import { isError, NO_FILTERS, type RequestFilters } from './request-filters.ts';
+import { useRequestLog } from './use-request-log.ts';
+
+export default function RequestsPage() {
+  const [filters, setFilters] = useState<RequestFilters>(NO_FILTERS);
+  const [open, setOpen] = useState<RequestRow | null>(null);
+  const log = useRequestLog(filters);
+  const providers = useProviders();
+  const keys = useKeys();
+
+  const apply = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setFilters(Object.fromEntries(Object.keys(NO_FILTERS).map((k) => [k, String(form.get(k) ?? '').trim()])) as unknown as RequestFilters);
+  };
+  const filtered = Object.values(filters).some(Boolean);
+
+  return (
+    <>
+      <h1>Requests</h1>
+      <form className="filters" onSubmit={apply} aria-label="Filter requests">
+        <label>Status<select name="status" defaultValue=""><option value="">all</option><option value="ok">ok</option><option value="error">errors</option><option value="429">429</option><option value="rate_limit_exceeded">rate limited</option></select></label>
+        <label>Model<input name="model" placeholder="any" /></label>
+        <label>Provider<select name="provider" defaultValue=""><option value="">any</option>{(providers.data ?? []).map((p) => <option key={p.name}>{p.name}</option>)}</select></label>
+        <label>Key<select name="key_id" defaultValue=""><option value="">any</option>{(keys.data ?? []).map((k) => <option key={k.id} value={k.id}>{k.name}</option>)}</select></label>
+        <label>From<input name="from" type="date" /></label>
+        <label>To<input name="to" type="date" /></label>
+        <button type="submit" className="button primary">Apply</button>
+        <span className="live-dot" role="status" aria-live="polite">{log.live === 'live' ? '● Live' : log.live === 'connecting' ? 'Connecting…' : 'Not live'}</span>
+      </form>
+      <ErrorNote error={log.error} />
+      {log.isSuccess && log.rows.length === 0 ? (
+        <EmptyState title={filtered ? 'No requests match these filters' : 'No requests yet'}>
+          {filtered ? null : <p>Point a tool at Patchbay (see Overview for the base URL and code) and its requests appear here as they happen.</p>}
+        </EmptyState>
+      ) : null}
+      {log.rows.length > 0 ? (
+        <div className="table-wrap tall">
+          <table className="clickable">
+            <thead><tr><th scope="col">Time</th><th scope="col">Model</th><th scope="col">Provider</th><th scope="col">Key</th><th scope="col">Status</th><th scope="col">Tokens</th><th scope="col">Cost</th><th scope="col">Latency</th></tr></thead>
+            <tbody>
+              {log.rows.map((r) => (
+                <tr key={r.request_id}>
+                  <td><button type="button" className="link" onClick={() => setOpen(r)} aria-label={`Open request ${r.request_id}`}>{formatDateTime(r.ts)}</button></td>
+                  <td>{r.requested_model}{r.model && r.model !== r.requested_model ? <span className="muted"> → {r.model}</span> : null}</td>
+                  <td>{r.provider ?? '—'}</td>
+                  <td>{r.key_name ?? '—'}</td>
+                  <td><span className={`badge ${isError(r) ? 'bad' : 'ok'}`}>{String(r.status)}{r.error_type ? ` ${r.error_type}` : ''}</span></td>
+                  <td>{formatTokens(r.total_tokens)}</td>
+                  <td>{formatUsd(r.cost_usd)}</td>
+                  <td>{formatMs(r.latency_ms)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      {log.hasNextPage ? (
+        <button type="button" className="button" onClick={() => void log.fetchNextPage()} disabled={log.isFetchingNextPage}>{log.isFetchingNextPage ? 'Loading…' : 'Load more'}</button>
+      ) : null}
+      <RequestDetail row={open} onClose={() => setOpen(null)} />
+    </>
+  );
+}
