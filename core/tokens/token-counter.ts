@@ -11,6 +11,8 @@ export interface TokenCount {
 export const COUNT_BUDGET_MS = 250;
 /** Texts larger than this (UTF-8 bytes) are never counted: the bounds decide. */
 export const MAX_COUNT_BYTES = 256 * 1024;
+/** Extra wait for a thread still loading the tokenizer (~0.1-1 s): counting time is what the budget bounds. */
+export const LOAD_ALLOWANCE_MS = 5000;
 /** Counts waiting at most; more at once are answered with the bounds at once. */
 export const MAX_QUEUED_COUNTS = 16;
 
@@ -33,6 +35,7 @@ interface Pending {
  */
 export class TokenCounter {
   private worker: Worker | undefined;
+  private ready = false;
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
   private readonly budgetMs: number;
@@ -50,13 +53,14 @@ export class TokenCounter {
     if (bytes > this.maxBytes || this.pending.size >= this.maxQueued) return Promise.resolve(null);
     const worker = this.start();
     const id = this.nextId++;
+    const waitMs = this.ready ? this.budgetMs : this.budgetMs + LOAD_ALLOWANCE_MS;
     return new Promise((resolve) => {
-      const timer = setTimeout(() => this.settle(id, null), this.budgetMs);
+      const timer = setTimeout(() => this.settle(id, null), waitMs);
       timer.unref();
       this.pending.set(id, { resolve, timer });
-      // The thread gets the same budget from when it starts the job; one that waited in the queue
-      // past its deadline is skipped there (deadline in wall-clock time, shared by both threads).
-      worker.postMessage({ id, text, deadline: Date.now() + this.budgetMs } satisfies CountJob);
+      // The thread counts for at most the budget from when it starts the job, and skips a job that
+      // waited in its queue until nobody wants the answer (wall-clock time, shared by both threads).
+      worker.postMessage({ id, text, budgetMs: this.budgetMs, staleAt: Date.now() + waitMs } satisfies CountJob);
     });
   }
 
@@ -74,7 +78,11 @@ export class TokenCounter {
     const script = new URL(import.meta.url.endsWith('.ts') ? './tokenize-worker.ts' : './tokenize-worker.js', import.meta.url);
     const worker = new Worker(script);
     worker.unref();
-    worker.on('message', (answer: CountAnswer) => this.settle(answer.id, answer.tokens === null ? null : { tokens: answer.tokens, exact: answer.exact }));
+    this.ready = false;
+    worker.on('message', (answer: CountAnswer | 'ready') => {
+      if (answer === 'ready') this.ready = true;
+      else this.settle(answer.id, answer.tokens === null ? null : { tokens: answer.tokens, exact: answer.exact });
+    });
     // A thread that fails answers nothing more: its waiting counts fall back to the bounds, the next count starts a new one.
     const lost = () => {
       if (this.worker !== worker) return;

@@ -10,8 +10,10 @@ import { countTextTokens } from './count-text-tokens.ts';
 export interface CountJob {
   id: number;
   text: string;
+  /** Longest this job may count, from when the thread starts it. */
+  budgetMs: number;
   /** Wall-clock time (Date.now()) after which the answer is no longer wanted. */
-  deadline: number;
+  staleAt: number;
 }
 
 export interface CountAnswer {
@@ -29,7 +31,7 @@ const count = (text: string) => countTokens(text, asText);
 parentPort!.on('message', (job: CountJob) => {
   let answer: CountAnswer;
   try {
-    const left = job.deadline - Date.now();
+    const left = Math.min(job.budgetMs, job.staleAt - Date.now());
     const result = left > 0 ? countTextTokens(job.text, O200K_TOKEN_SPLIT_REGEX, count, performance.now() + left) : null;
     answer = { id: job.id, tokens: result?.tokens ?? null, exact: result?.exact ?? false };
   } catch {
@@ -37,3 +39,5 @@ parentPort!.on('message', (job: CountJob) => {
   }
   parentPort!.postMessage(answer);
 });
+// The tokenizer is loaded (the imports above): from now on the budget is counting time only.
+parentPort!.postMessage('ready');
