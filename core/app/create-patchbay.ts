@@ -15,6 +15,7 @@ import { createRouter } from './create-router.ts';
 import type { Catalog } from '../catalog/load-catalog.ts';
 import { seedHealth } from '../routing/seed-health.ts';
 import { KeychainSecretStore } from '../secrets/keychain-secret-store.ts';
+import { closeTokenCounter } from '../tokens/count-tokens.ts';
 import { openDatabase, type PatchbayDatabase } from '../usage/open-database.ts';
 import { UsageStore } from '../usage/usage-store.ts';
 
@@ -132,6 +133,7 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
           await drain();
           await usage.close();
           db.close();
+          await closeTokenCounter();
           resolve();
         });
         server.closeIdleConnections();

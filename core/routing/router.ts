@@ -7,7 +7,9 @@ import type { CancelSignal } from '../providers/cancel-signal.ts';
 import type { ProviderAdapter, UpstreamCall } from '../providers/provider-adapter.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
 import { chooseAutoTier } from './choose-auto-tier.ts';
-import { countTokensExactly, roughTokens, type PromptSize } from './estimate-tokens.ts';
+import { countTokens } from '../tokens/count-tokens.ts';
+import { MAX_COUNT_BYTES } from '../tokens/token-counter.ts';
+import { maxTokens, minTokens, roughTokens, type PromptSize } from './estimate-tokens.ts';
 import type { HealthTracker } from './health-tracker.ts';
 import { explainRoute, type ExplainRequest, type Ineligibility, type NamedGroups, type RouteExplanation } from './explain-route.ts';
 import { rankEndpoints } from './rank-endpoints.ts';
@@ -107,8 +109,8 @@ export class Router {
 
   /**
    * The ranked candidates for a request. Synchronous unless the prompt might not fit a candidate's
-   * context window: only then does it wait for an exact token count (a promise). The hot path
-   * does not pay for a promise it does not need.
+   * context window: only then may it wait for a token count (a promise, from the counting thread,
+   * at most COUNT_BUDGET_MS). The hot path does not pay for a promise it does not need.
    */
   plan(request: RouteRequest): RoutePlan | Promise<RoutePlan> {
     if (this.deps.config.paused) throw pausedError();
@@ -116,8 +118,8 @@ export class Router {
     const shape = this.shapeFor(request);
     const strategy = request.strategy ?? shape.strategy ?? this.deps.config.strategy;
     const rough = roughTokens(request.prompt);
-    // Only a prompt that might not fit the smallest context window among the candidates is counted exactly.
-    if (request.prompt.bytes + (request.maxTokens ?? 0) > shape.smallestContext) {
+    // Only a prompt that might not fit the smallest context window among the candidates is looked at closer.
+    if (maxTokens(request.prompt) + (request.maxTokens ?? 0) > shape.smallestContext) {
       const groups = shape.groups.map((group) => ({ ...group }));
       return this.fitContext(groups, request, rough).then((promptTokens) => this.rank(request, shape, strategy, groups, promptTokens));
     }
@@ -254,28 +256,48 @@ export class Router {
     return capable;
   }
 
-  /** Drops endpoints whose context window cannot hold the prompt plus the wanted output; counts tokens exactly only when it matters. */
+  /**
+   * Drops endpoints whose context window cannot hold the prompt plus the wanted output. The byte
+   * bounds decide first; the tokenizer runs (on its thread, within its budget and size cap) only
+   * for a prompt the bounds leave undecided. An endpoint is dropped only on a count that proves the
+   * prompt too long (an exact count, or the lower bound): when the count is unknown or an estimate,
+   * an endpoint the prompt might fit is kept and the upstream decides. Never a wrong refusal.
+   */
   private async fitContext(groups: { endpoints: Endpoint[] }[], request: RouteRequest, rough: number): Promise<number> {
     const output = request.maxTokens ?? 0;
+    const prompt = request.prompt;
     const all = groups.flatMap((g) => g.endpoints);
-    const limited = all.filter((e) => e.contextWindow > 0 && request.prompt.bytes + output > e.contextWindow);
-    if (limited.length === 0) return rough;
-    const exact = await countTokensExactly(request.prompt.pieces.join('\n'));
+    const lower = minTokens(prompt);
+    const upper = maxTokens(prompt);
+    // Token ids alone are an exact count.
+    let proven = lower;
+    let exact = lower === upper;
+    let estimate = rough;
+    const undecided = all.some((e) => e.contextWindow > 0 && lower + output <= e.contextWindow && upper + output > e.contextWindow);
+    if (!exact && undecided && prompt.bytes <= MAX_COUNT_BYTES) {
+      const counted = await countTokens(prompt.pieces.join('\n'));
+      if (counted?.exact) {
+        proven = estimate = prompt.ids + counted.tokens;
+        exact = true;
+      } else if (counted) {
+        estimate = prompt.ids + counted.tokens;
+      }
+    }
     let dropped = 0;
     for (const group of groups) {
       const before = group.endpoints.length;
-      group.endpoints = group.endpoints.filter((e) => e.contextWindow === 0 || exact + output <= e.contextWindow);
+      group.endpoints = group.endpoints.filter((e) => e.contextWindow === 0 || proven + output <= e.contextWindow);
       dropped += before - group.endpoints.length;
     }
     if (groups.every((g) => g.endpoints.length === 0) && dropped > 0) {
       const largest = Math.max(...all.map((e) => e.contextWindow));
       throw new InvalidRequestError(
-        `The prompt is about ${exact} tokens${output ? ` and max_tokens asks for ${output} more` : ''}, which exceeds the largest context window of "${request.model}" (${largest} tokens). Shorten the prompt, lower max_tokens, or choose a model with a larger context_window.`,
+        `The prompt is ${exact ? 'about' : 'at least'} ${proven} tokens${output ? ` and max_tokens asks for ${output} more` : ''}, which exceeds the largest context window of "${request.model}" (${largest} tokens). Shorten the prompt, lower max_tokens, or choose a model with a larger context_window.`,
         PROMPT_PARAM[request.operation],
         'context_length_exceeded',
       );
     }
-    return exact;
+    return exact ? proven : Math.min(Math.max(estimate, lower), upper);
   }
 
   private isEligible(endpoint: Endpoint, skipped: Skip[]): boolean {

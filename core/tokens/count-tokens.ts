@@ -1,10 +1,17 @@
-let tokenizer: Promise<{ countTokens: (text: string) => number }> | undefined;
+import { TokenCounter, type TokenCount } from './token-counter.ts';
+
+/** The process's one counting thread, shared by routing and usage estimates (started on first use). */
+const sharedCounter = new TokenCounter();
 
 /**
- * Exact token count with gpt-tokenizer (OpenAI's o200k encoding). The tokenizer's tables are
- * large, so they load on first use only: start-up and the common request never pay for them.
+ * o200k token count of a text, off the main thread; null when it is unknown (too large, too slow,
+ * too many at once): the caller then decides with the byte bounds of token-bounds.ts.
  */
-export async function countTokens(text: string): Promise<number> {
-  tokenizer ??= import('gpt-tokenizer');
-  return (await tokenizer).countTokens(text);
+export function countTokens(text: string, bytes?: number): Promise<TokenCount | null> {
+  return sharedCounter.count(text, bytes);
+}
+
+/** Stops the counting thread (Patchbay.close); a later count starts it again. */
+export function closeTokenCounter(): Promise<void> {
+  return sharedCounter.close();
 }

@@ -3,7 +3,7 @@ import type { RouteRequest } from '../../routing/router.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { completionRequestSchema } from '../request-schemas.ts';
 import { validateBody } from '../validate-body.ts';
-import { measurePrompt } from '../../routing/estimate-tokens.ts';
+import { measureTextsOrIds } from '../../routing/estimate-tokens.ts';
 import { serveRouted, type V1Context } from './serve-routed.ts';
 import type { V1Request } from './v1-request.ts';
 
@@ -19,7 +19,7 @@ export async function handleCompletions(req: IncomingMessage, res: ServerRespons
       operation: 'completions',
       model: body.model,
       needs,
-      prompt: measurePrompt(typeof body.prompt === 'string' ? [body.prompt] : body.prompt.map((p) => (typeof p === 'string' ? p : ' '.repeat(Array.isArray(p) ? p.length : 1)))),
+      prompt: measureTextsOrIds(body.prompt),
       maxTokens: body.max_tokens ?? 16,
     },
     stream: body.stream === true,

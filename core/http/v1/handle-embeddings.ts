@@ -3,7 +3,7 @@ import type { RouteRequest } from '../../routing/router.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { embeddingRequestSchema } from '../request-schemas.ts';
 import { validateBody } from '../validate-body.ts';
-import { measurePrompt } from '../../routing/estimate-tokens.ts';
+import { measureTextsOrIds } from '../../routing/estimate-tokens.ts';
 import { serveRouted, type V1Context } from './serve-routed.ts';
 import type { V1Request } from './v1-request.ts';
 
@@ -17,7 +17,7 @@ export async function handleEmbeddings(req: IncomingMessage, res: ServerResponse
       operation: 'embeddings',
       model: body.model,
       needs,
-      prompt: measurePrompt(typeof body.input === 'string' ? [body.input] : body.input.map((i) => (typeof i === 'string' ? i : ' '.repeat(Array.isArray(i) ? i.length : 1)))),
+      prompt: measureTextsOrIds(body.input),
       maxTokens: undefined,
     },
     stream: false,
