@@ -5,6 +5,16 @@ import { z } from 'zod';
  * does not interpret (seed, user, response_format ...) travel on to OpenAI-compatible upstreams.
  */
 
+/** Model ids are short names; a longer one is a mistake, and it would be stored in every usage row and echoed in headers. */
+export const MAX_MODEL_ID_CHARS = 256;
+
+/** `model` of every /v1 body. Control characters cannot be part of any provider's model id, and would break headers and logs. */
+export const modelIdSchema = z
+  .string()
+  .min(1, 'must name a model')
+  .max(MAX_MODEL_ID_CHARS)
+  .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters (CR, LF, NUL, tab ...)');
+
 const stopSchema = z.union([z.string(), z.array(z.string()).max(4, 'at most 4 stop sequences are allowed')]).nullish();
 
 const textPartSchema = z.looseObject({ type: z.literal('text'), text: z.string() });
@@ -77,7 +87,7 @@ const toolChoiceSchema = z.union([
 ]);
 
 const samplingFields = {
-  model: z.string().min(1, 'must name a model'),
+  model: modelIdSchema,
   temperature: z.number().min(0).max(2).nullish(),
   top_p: z.number().min(0).max(1).nullish(),
   n: z.number().int().min(1).max(128).nullish(),
@@ -123,7 +133,7 @@ export const completionRequestSchema = z
 export type CompletionRequest = z.infer<typeof completionRequestSchema>;
 
 export const embeddingRequestSchema = z.looseObject({
-  model: z.string().min(1, 'must name a model'),
+  model: modelIdSchema,
   input: z.union([
     z.string().min(1, 'must not be empty'),
     z.array(z.string().min(1, 'must not be empty')).min(1, 'must contain at least one input').max(2048),
