@@ -71,12 +71,32 @@ export const chatMessageSchema = z.discriminatedUnion('role', [
 ]);
 export type ChatMessage = z.infer<typeof chatMessageSchema>;
 
+/** Tool schemas translated for Gemini and Anthropic are walked recursively; real ones stay far below these. */
+export const MAX_TOOL_SCHEMA_DEPTH = 32;
+export const MAX_TOOL_SCHEMA_NODES = 10_000;
+
+/** Depth and node count of a JSON value, walked with a stack (no recursion), stopping once past the limits. */
+function withinSchemaLimits(value: unknown): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  let nodes = 0;
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (++nodes > MAX_TOOL_SCHEMA_NODES || depth > MAX_TOOL_SCHEMA_DEPTH) return false;
+    if (node !== null && typeof node === 'object') for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return true;
+}
+
+const toolParametersSchema = z
+  .record(z.string(), z.unknown())
+  .refine(withinSchemaLimits, `must be nested at most ${MAX_TOOL_SCHEMA_DEPTH} levels deep and have at most ${MAX_TOOL_SCHEMA_NODES} keywords and values`);
+
 const functionToolSchema = z.looseObject({
   type: z.literal('function'),
   function: z.looseObject({
     name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, _ or -'),
     description: z.string().optional(),
-    parameters: z.record(z.string(), z.unknown()).optional(),
+    parameters: toolParametersSchema.optional(),
     strict: z.boolean().nullish(),
   }),
 });

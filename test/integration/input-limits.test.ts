@@ -115,6 +115,12 @@ describe('client input never gives a 500 or a crash; limits on what fans out', (
       expectInvalid(await post('/v1/chat/completions', body), null, /nested more than 64 levels/);
     });
 
+    it('a tool schema nested 40 levels deep (within the body limit) is a 400 naming its parameters', async () => {
+      const parameters = JSON.parse(`{"type":"object","properties":{"x":${'{"type":"array","items":'.repeat(36)}{}${'}'.repeat(36)}}}`);
+      const answer = await chat({ tools: [{ type: 'function', function: { name: 'f', parameters } }] });
+      expectInvalid(answer, 'tools[0].function.parameters', /at most 32 levels/);
+    });
+
     it('a body at 60 levels is still accepted', async () => {
       const body = `{"model":"openai/gpt-4o-mini","messages":[{"role":"user","content":"hi"}],"metadata":{"a":${deep(58, '"x"')}}}`;
       expect((await post('/v1/chat/completions', body)).status).toBe(200);
