@@ -156,6 +156,13 @@ describe('client input never gives a 500 or a crash; limits on what fans out', (
       expect(gemini.count('generateContent')).toBe(sent);
     });
 
+    it('$ref chains deeper than 16 are a 400 naming the tool', async () => {
+      const defs: Record<string, unknown> = { L20: { type: 'string' } };
+      for (let i = 0; i < 20; i++) defs[`L${i}`] = { type: 'object', properties: { next: { $ref: `#/$defs/L${i + 1}` } } };
+      const answer = await post('/v1/chat/completions', geminiTool({ type: 'object', properties: { root: { $ref: '#/$defs/L0' } }, $defs: defs }));
+      expectInvalid(answer, 'tools[0].function.parameters', /more than 16 levels/);
+    });
+
     it('a schema with a few shared $defs is still inlined and served', async () => {
       const schema = {
         type: 'object',
