@@ -15,6 +15,15 @@ export const modelIdSchema = z
   .max(MAX_MODEL_ID_CHARS)
   .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters (CR, LF, NUL, tab ...)');
 
+/**
+ * Generations one request may ask of upstreams. Providers without native `n` (Anthropic) and
+ * completions served one prompt at a time (Together, chat-only providers) make one upstream call
+ * per generation, so this bounds the calls a single request fans out to.
+ */
+export const MAX_GENERATIONS = 64;
+/** Prompts in one /v1/completions request (each may become its own upstream call). */
+export const MAX_PROMPTS = 64;
+
 const stopSchema = z.union([z.string(), z.array(z.string()).max(4, 'at most 4 stop sequences are allowed')]).nullish();
 
 const textPartSchema = z.looseObject({ type: z.literal('text'), text: z.string() });
@@ -110,7 +119,7 @@ const samplingFields = {
   model: modelIdSchema,
   temperature: z.number().min(0).max(2).nullish(),
   top_p: z.number().min(0).max(1).nullish(),
-  n: z.number().int().min(1).max(128).nullish(),
+  n: z.number().int().min(1).max(MAX_GENERATIONS).nullish(),
   stop: stopSchema,
   stream: z.boolean().nullish(),
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
@@ -136,12 +145,15 @@ export type ChatRequest = z.infer<typeof chatRequestSchema>;
 export const completionRequestSchema = z
   .looseObject({
     ...samplingFields,
-    prompt: z.union([
-      z.string(),
-      z.array(z.string()).min(1, 'must contain at least one prompt'),
-      z.array(z.number().int()).min(1),
-      z.array(z.array(z.number().int()).min(1)).min(1),
-    ]),
+    // The count is checked after the union: inside it, a too-long list of strings would be reported as a bad list of token ids.
+    prompt: z
+      .union([
+        z.string(),
+        z.array(z.string()).min(1, 'must contain at least one prompt'),
+        z.array(z.number().int()).min(1),
+        z.array(z.array(z.number().int()).min(1)).min(1),
+      ])
+      .refine((prompt) => !Array.isArray(prompt) || typeof prompt[0] === 'number' || prompt.length <= MAX_PROMPTS, `must contain at most ${MAX_PROMPTS} prompts; send the rest in another request`),
     max_tokens: z.number().int().min(0).nullish(),
     best_of: z.number().int().min(1).max(20).nullish(),
     logprobs: z.number().int().min(0).max(5).nullish(),
@@ -149,8 +161,18 @@ export const completionRequestSchema = z
     suffix: z.string().nullish(),
   })
   .refine((r) => r.best_of == null || r.best_of >= (r.n ?? 1), { message: 'best_of must be at least n', path: ['best_of'] })
+  .refine((r) => generations(r) <= MAX_GENERATIONS, {
+    message: `asks for more than ${MAX_GENERATIONS} generations (prompts × n, or prompts × best_of); send fewer prompts or a smaller n`,
+    path: ['n'],
+  })
   .refine((r) => !(r.stream && r.best_of != null && r.best_of > 1), { message: 'best_of cannot be combined with stream', path: ['best_of'] });
 export type CompletionRequest = z.infer<typeof completionRequestSchema>;
+
+/** Upstream generations a completions request asks for: a list of token ids is one prompt. */
+function generations(request: { prompt: unknown; n?: number | null; best_of?: number | null }): number {
+  const prompts = Array.isArray(request.prompt) && request.prompt.length > 0 && typeof request.prompt[0] !== 'number' ? request.prompt.length : 1;
+  return prompts * Math.max(request.n ?? 1, request.best_of ?? 1);
+}
 
 export const embeddingRequestSchema = z.looseObject({
   model: modelIdSchema,
