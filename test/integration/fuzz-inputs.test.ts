@@ -6,13 +6,13 @@ import { GeminiEmulator } from '../emulators/gemini-emulator.ts';
 import { OpenAiEmulator } from '../emulators/openai-emulator.ts';
 import { startPatchbay, type TestPatchbay } from '../helpers/start-patchbay.ts';
 
-const KEYS = { OPENAI_API_KEY: 'sk-test-fuzz-openai', GEMINI_API_KEY: 'gm-test-fuzz-gemini', ANTHROPIC_API_KEY: 'sk-ant-test-fuzz' };
+const KEYS = { OPENAI_API_KEY: 'sk-test-fuzz-openai', LOCAL_API_KEY: 'sk-test-fuzz-local', GEMINI_API_KEY: 'gm-test-fuzz-gemini', ANTHROPIC_API_KEY: 'sk-ant-test-fuzz' };
 const RUNS = 150;
 /** The event loop must never stall this long while Patchbay handles one request. */
 const MAX_LOOP_DELAY_MS = 50;
 
 /** Models the emulators serve, so that a valid request succeeds. */
-const MODELS = ['openai/gpt-4o-mini', 'gpt-4o', 'anthropic/claude-haiku-4-5-20251001', 'google/gemini-2.5-flash', 'claude-haiku-4-5', 'auto'];
+const MODELS = ['local/模', 'openai/gpt-4o-mini', 'gpt-4o', 'anthropic/claude-haiku-4-5-20251001', 'google/gemini-2.5-flash', 'claude-haiku-4-5', 'auto'];
 
 /** Values a careless or hostile client might put anywhere. */
 const nasty = fc.oneof(
@@ -23,6 +23,8 @@ const nasty = fc.oneof(
   // tokenizer behind exact context checks is quadratic on it, ~10 s for 100k 'x', reported separately.)
   fc.integer({ min: 1, max: 200_000 }).map((n) => 'lorem ipsum dolor sit amet, '.repeat(Math.ceil(n / 28)).slice(0, n)),
   fc.integer({ min: 1, max: 1_000 }).map((depth) => JSON.parse('['.repeat(depth) + ']'.repeat(depth)) as unknown),
+  // Pass-through model ids on a user-defined provider: odd unicode and control characters reach the route-reason header.
+  fc.string({ unit: fc.constantFrom('模', 'é', '\r', '\n', '\u0000', 'a', '/', ':'), minLength: 1, maxLength: 12 }).map((id) => `local/${id}`),
   fc.constantFrom(-1, 0, 1e308, -1e308, 2 ** 53 + 1, 0.5, 129, 10_000, true, null, [], {}, '', 'auto', '#/%', { $ref: '#/%' }),
 );
 
@@ -52,7 +54,7 @@ function mutate(base: Record<string, unknown>): fc.Arbitrary<Record<string, unkn
 const headerText = fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).map((c) => String.fromCharCode(c === 0x7f ? 0x7e : c)), maxLength: 40 }).map((text) => text.trim());
 const routingHeaders = fc.record(
   {
-    'x-patchbay-fallback': fc.oneof(headerText, fc.array(fc.oneof(fc.constantFrom(...MODELS), headerText), { maxLength: 8 }).map((list) => list.join(','))),
+    'x-patchbay-fallback': fc.oneof(headerText, fc.array(fc.oneof(fc.constantFrom(...MODELS.filter((m) => /^[\x20-\xff]*$/.test(m))), headerText), { maxLength: 8 }).map((list) => list.join(','))),
     'x-patchbay-strategy': fc.oneof(headerText, fc.constantFrom('cost', 'latency', 'availability', 'round-robin', 'balanced', 'COST', ' cost ')),
   },
   { requiredKeys: [] },
@@ -60,6 +62,16 @@ const routingHeaders = fc.record(
 
 const tool = (parameters: unknown) => ({ type: 'function', function: { name: 'lookup', description: 'Look up', parameters } });
 const schema = { type: 'object', properties: { q: { $ref: '#/$defs/Q' }, n: { type: ['integer', 'null'] } }, required: ['q'], $defs: { Q: { type: 'string' } } };
+/** Tool schemas Gemini must inline: broken and exploding $ref among them. */
+const toolSchemas = fc.oneof(
+  fc.constant(schema),
+  fc.constantFrom('#/%', '#/$defs/Nope', 'https://example.com/s.json', '#/%E0%A4%A', '#', '#/properties').map((ref) => ({ ...schema, properties: { q: { $ref: ref } } })),
+  fc.integer({ min: 1, max: 24 }).map((levels) => {
+    const defs: Record<string, unknown> = { [`L${levels}`]: { type: 'string' } };
+    for (let i = 0; i < levels; i++) defs[`L${i}`] = { type: 'object', properties: { a: { $ref: `#/$defs/L${i + 1}` }, b: { $ref: `#/$defs/L${i + 1}` } } };
+    return { type: 'object', properties: { root: { $ref: '#/$defs/L0' } }, $defs: defs };
+  }),
+);
 const chatBase = (model: string) => ({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 16, tools: [tool(schema)], temperature: 0.5, n: 1, stream: false });
 const completionBase = (model: string) => ({ model, prompt: ['one', 'two'], max_tokens: 8, n: 1, stream: false, echo: false });
 const embeddingBase = { model: 'text-embedding-3-small', input: ['one', 'two'], encoding_format: 'float' };
@@ -67,6 +79,8 @@ const embeddingBase = { model: 'text-embedding-3-small', input: ['one', 'two'], 
 /** A body as a client sends it: valid, one field broken, arbitrary JSON, or not JSON at all. */
 function bodies(valid: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary<string> {
   return fc.oneof(
+    // Nesting far deeper than any serialiser's stack, written as text (JSON.stringify could not build it).
+    { weight: 1, arbitrary: fc.tuple(valid, fc.integer({ min: 60, max: 20_000 })).map(([body, depth]) => JSON.stringify({ ...body, metadata: '__DEEP__' }).replace('"__DEEP__"', '['.repeat(depth) + ']'.repeat(depth))) },
     { weight: 2, arbitrary: valid.map((body) => JSON.stringify(body)) },
     { weight: 5, arbitrary: valid.chain(mutate).map((body) => JSON.stringify(body)) },
     { weight: 2, arbitrary: fc.jsonValue().map((value) => JSON.stringify(value)) },
@@ -78,6 +92,8 @@ describe('fuzzing every /v1 and /api body: always a 2xx or a 4xx in the error sh
   const openai = new OpenAiEmulator({ apiKey: KEYS.OPENAI_API_KEY });
   const gemini = new GeminiEmulator({ apiKey: KEYS.GEMINI_API_KEY });
   const anthropic = new AnthropicEmulator({ apiKey: KEYS.ANTHROPIC_API_KEY });
+  /** A user's own server that serves any model id it is asked for, as Ollama would pull it. */
+  const local = new OpenAiEmulator({ apiKey: KEYS.LOCAL_API_KEY, chatModels: ['模', '模模', 'é', 'a', 'aa', 'a/a'] });
   const loop = monitorEventLoopDelay({ resolution: 5 });
   let pb: TestPatchbay;
   let targetKeyId: string;
@@ -89,6 +105,7 @@ describe('fuzzing every /v1 and /api body: always a 2xx or a 4xx in the error sh
           openai: { baseUrl: `${await openai.start()}/v1` },
           google: { baseUrl: `${await gemini.start()}/v1beta` },
           anthropic: { baseUrl: `${await anthropic.start()}/v1` },
+          local: { baseUrl: `${await local.start()}/v1`, apiKeyEnv: 'LOCAL_API_KEY' },
         },
       },
       env: KEYS,
@@ -105,7 +122,7 @@ describe('fuzzing every /v1 and /api body: always a 2xx or a 4xx in the error sh
   afterAll(async () => {
     loop.disable();
     await pb?.stop();
-    await Promise.all([openai.close(), gemini.close(), anthropic.close()]);
+    await Promise.all([openai.close(), gemini.close(), anthropic.close(), local.close()]);
   });
 
   const request = async (method: string, path: string, body: string, headers: Record<string, string>, admin: boolean) => {
@@ -155,7 +172,8 @@ describe('fuzzing every /v1 and /api body: always a 2xx or a 4xx in the error sh
   };
 
   it('POST /v1/chat/completions', async () => {
-    await fuzz('POST', '/v1/chat/completions', bodies(fc.constantFrom(...MODELS).map(chatBase)), { headers: routingHeaders });
+    const valid = fc.tuple(fc.constantFrom(...MODELS), toolSchemas).map(([model, parameters]) => ({ ...chatBase(model), tools: [tool(parameters)] }));
+    await fuzz('POST', '/v1/chat/completions', bodies(valid), { headers: routingHeaders });
   });
 
   it('POST /v1/completions', async () => {
