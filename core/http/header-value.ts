@@ -4,6 +4,7 @@ export const MAX_HEADER_VALUE_CHARS = 1024;
 /** Printable ASCII but `%`, which is the escape character below. Tested first: the common case costs one regex test. */
 const PLAIN = /^[\x20-\x24\x26-\x7e]*$/;
 const UNSAFE = /[^\x20-\x24\x26-\x7e]/gu;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /**
  * Makes any text a legal, bounded header value. Request-derived text (a pass-through model id in
@@ -15,7 +16,7 @@ const UNSAFE = /[^\x20-\x24\x26-\x7e]/gu;
 export function headerValue(text: string, max = MAX_HEADER_VALUE_CHARS): string {
   if (text.length <= max && PLAIN.test(text)) return text;
   // Lone surrogates (which encodeURIComponent refuses) become U+FFFD first.
-  const encoded = text.toWellFormed().replace(UNSAFE, (char) => encodeURIComponent(char));
+  const encoded = text.replace(LONE_SURROGATE, '\ufffd').replace(UNSAFE, (char: string) => encodeURIComponent(char));
   if (encoded.length <= max) return encoded;
   let cut = max - 3;
   // Never end inside an escape, nor between the escapes of one character's UTF-8 bytes.

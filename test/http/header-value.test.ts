@@ -30,7 +30,7 @@ describe('headerValue: any text becomes a legal, bounded header value', () => {
     const value = headerValue(text);
     expect(value).toBe(expected);
     expect(nodeAccepts(value)).toBe(true);
-    expect(decodeURIComponent(value)).toBe(text.toWellFormed());
+    expect(decodeURIComponent(value)).toBe(text.replace('\ud800', '\ufffd'));
   });
 
   it('caps the length without cutting an escape in half', () => {

@@ -48,7 +48,7 @@ describe('client input never gives a 500 or a crash; limits on what fans out', (
       body: typeof body === 'string' ? body : JSON.stringify(body),
       signal: AbortSignal.timeout(10_000),
     });
-    return { status: response.status, headers: response.headers, body: await response.json() };
+    return { status: response.status, headers: response.headers, body: (await response.json()) as Answer['body'] };
   };
   const chat = (extra: Record<string, unknown>, headers?: Record<string, string>) =>
     post('/v1/chat/completions', { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], ...extra }, headers);
@@ -224,6 +224,6 @@ describe('client input never gives a 500 or a crash; limits on what fans out', (
   it('a malformed percent-escape in an /api path is a 400, not a 500', async () => {
     const response = await fetch(`${pb.patchbay.url}/api/keys/%E0%A4%A`, { headers: { authorization: `Bearer ${pb.patchbay.adminToken}` } });
     expect(response.status).toBe(400);
-    expect((await response.json()).error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_url' });
+    expect(((await response.json()) as Answer['body']).error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_url' });
   });
 });
