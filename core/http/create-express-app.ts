@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { PatchbayError } from '../errors/patchbay-error.ts';
+import { InvalidRequestError, PatchbayError } from '../errors/patchbay-error.ts';
 import { createApiRouter } from './create-api-router.ts';
 import type { HttpDeps } from './create-http-app.ts';
 import { renderError } from './render-error.ts';
@@ -35,6 +35,17 @@ export function createExpressApp(deps: HttpDeps): express.Express {
       deps.log,
     );
   });
-  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => renderError(res, error, deps.log));
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => renderError(res, asClientError(error, req), deps.log));
   return app;
+}
+
+/**
+ * Express's router decodes path parameters itself and fails with a URIError on a malformed
+ * percent-escape (`/api/keys/%E0%A4%A`): the client's mistake, so a 400 saying what to fix.
+ */
+function asClientError(error: unknown, req: Request): unknown {
+  if (error instanceof URIError) {
+    return new InvalidRequestError(`The URL path ${JSON.stringify(req.originalUrl.split('?')[0].slice(0, 200))} has a malformed percent-escape; write "%" as "%25" and encode other characters as UTF-8 (encodeURIComponent).`, null, 'invalid_url');
+  }
+  return error;
 }

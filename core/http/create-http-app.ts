@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import type { ManagementService } from '../management/management-service.ts';
 import type { DashboardSessions } from './dashboard-sessions.ts';
 import type { HostGuard } from './host-guard.ts';
-import { renderError } from './render-error.ts';
+import { abandonResponse, renderError } from './render-error.ts';
 import { createV1Dispatcher, type V1Deps } from './v1/create-v1-dispatcher.ts';
 
 export interface HttpDeps extends V1Deps {
@@ -28,12 +28,20 @@ export function createRequestListener(deps: HttpDeps): { listener: (req: Incomin
   const loadApp = () => (app ??= import('./create-express-app.ts').then((module) => module.createExpressApp(deps)));
   return {
     listener: (req, res) => {
-      if (!guard(req, res, deps)) return;
-      if (v1.dispatch(req, res)) return;
-      loadApp().then(
-        (express) => express(req, res),
-        (error: unknown) => renderError(res, error, deps.log),
-      );
+      // A throw here would be an uncaught exception from the server's 'request' event: the process would exit.
+      try {
+        if (!guard(req, res, deps)) return;
+        if (v1.dispatch(req, res)) return;
+      } catch (error) {
+        renderError(res, error, deps.log);
+        return;
+      }
+      loadApp()
+        .then(
+          (express) => express(req, res),
+          (error: unknown) => renderError(res, error, deps.log),
+        )
+        .catch((error: unknown) => abandonResponse(res, error, deps.log));
     },
     drain: v1.drain,
   };

@@ -4,6 +4,13 @@ import { InvalidRequestError } from '../errors/patchbay-error.ts';
 /** Bodies carry images as data URLs, so allow generously, but bounded. */
 export const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
+/**
+ * Real requests nest a few levels (tool schemas perhaps 10-20). Deeper JSON parses, but the
+ * recursive code after the parse does not survive it: JSON.stringify of the upstream body throws
+ * RangeError at a few thousand levels, and schema translation recurses too.
+ */
+export const MAX_JSON_DEPTH = 64;
+
 /** Reads and parses a JSON body without a framework's middleware, with errors that say what to fix. */
 export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
   const declared = Number(req.headers['content-length']);
@@ -11,11 +18,45 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
   const { parts, size } = await collect(req, limit);
   if (size === 0) throw new InvalidRequestError('The request has no body; send a JSON object with Content-Type: application/json.');
   const text = parts.length === 1 ? parts[0].toString('utf8') : Buffer.concat(parts, size).toString('utf8');
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch (error) {
     throw new InvalidRequestError(`The request body is not valid JSON (${(error as Error).message}).`, null, 'invalid_json');
   }
+  if (exceedsDepth(text, MAX_JSON_DEPTH)) {
+    throw new InvalidRequestError(`The request body is nested more than ${MAX_JSON_DEPTH} levels deep (objects and arrays within each other); flatten it.`, null, 'json_too_deep');
+  }
+  return body;
+}
+
+/**
+ * Whether valid JSON text nests deeper than `max`, scanned without recursion. Strings are
+ * skipped with indexOf, so a body of large base64 images costs little more than its brackets.
+ */
+export function exceedsDepth(text: string, max: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      let end = text.indexOf('"', i + 1);
+      while (end !== -1 && isEscaped(text, end)) end = text.indexOf('"', end + 1);
+      if (end === -1) return false;
+      i = end;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/** A quote is escaped when an odd number of backslashes precede it. */
+function isEscaped(text: string, quote: number): boolean {
+  let backslashes = 0;
+  for (let i = quote - 1; i >= 0 && text.charCodeAt(i) === 0x5c; i--) backslashes++;
+  return backslashes % 2 === 1;
 }
 
 function tooLarge(limit: number): InvalidRequestError {

@@ -1,31 +1,67 @@
 import type { ServerResponse } from 'node:http';
 import { PatchbayError } from '../errors/patchbay-error.ts';
+import { headerValue } from './header-value.ts';
 
-/** The one place an error becomes an HTTP answer in OpenAI's shape. Unknown errors are 500s that hide their internals. */
+const INTERNAL_BODY = { error: { message: 'Patchbay hit an internal error; the details are in its log.', type: 'server_error', param: null, code: 'internal_error' } };
+
+/**
+ * The one place an error becomes an HTTP answer in OpenAI's shape. Unknown errors are 500s that
+ * hide their internals. It is the last resort of every handler, so it never throws: if writing
+ * the answer fails (a header Node refuses, a body that does not serialise), that is logged and
+ * the client gets a bare 500, or a closed connection once headers are out.
+ */
 export function renderError(res: ServerResponse, error: unknown, log: (message: string) => void): void {
+  try {
+    writeError(res, error, log);
+  } catch (failure) {
+    abandonResponse(res, failure, log);
+  }
+}
+
+function writeError(res: ServerResponse, error: unknown, log: (message: string) => void): void {
   const known = error instanceof PatchbayError ? error : undefined;
-  if (!known) log(`Internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  const status = known?.status ?? 500;
-  const body = known
-    ? known.toBody()
-    : { error: { message: 'Patchbay hit an internal error; the details are in its log.', type: 'server_error', param: null, code: 'internal_error' } };
+  if (!known) log(`Internal error: ${describe(error)}`);
   if (res.headersSent) {
     res.end();
     return;
   }
-  const payload = JSON.stringify(body);
-  res.statusCode = status;
+  const payload = JSON.stringify(known ? known.toBody() : INTERNAL_BODY);
+  res.statusCode = known?.status ?? 500;
   res.setHeader('content-type', 'application/json');
   res.setHeader('content-length', Buffer.byteLength(payload));
-  for (const [name, value] of Object.entries(known?.headers ?? {})) res.setHeader(name, value);
+  for (const [name, value] of Object.entries(known?.headers ?? {})) res.setHeader(name, headerValue(value));
   res.end(payload);
+}
+
+/**
+ * When answering failed: log why, then a plain 500 if nothing was sent yet, else close the
+ * connection, so the client is never left waiting and no rejection escapes the handler.
+ */
+export function abandonResponse(res: ServerResponse, failure: unknown, log: (message: string) => void): void {
+  try {
+    log(`Internal error while answering: ${describe(failure)}`);
+    if (res.headersSent || res.writableEnded) {
+      res.destroy();
+      return;
+    }
+    const payload = JSON.stringify(INTERNAL_BODY);
+    res.writeHead(500, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
+    res.end(payload);
+  } catch {
+    res.destroy();
+  }
+}
+
+function describe(error: unknown): string {
+  try {
+    return error instanceof Error ? (error.stack ?? error.message) : String(error);
+  } catch {
+    return 'an error that cannot be described';
+  }
 }
 
 /** The same error as an SSE data event: how a failure travels once a stream has begun. */
 export function errorEvent(error: unknown): string {
-  const body =
-    error instanceof PatchbayError
-      ? error.toBody()
-      : { error: { message: 'Patchbay hit an internal error; the details are in its log.', type: 'server_error', param: null, code: 'internal_error' } };
+  const body = error instanceof PatchbayError ? error.toBody() : INTERNAL_BODY;
   return `data: ${JSON.stringify(body)}\n\n`;
 }

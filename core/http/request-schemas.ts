@@ -5,6 +5,25 @@ import { z } from 'zod';
  * does not interpret (seed, user, response_format ...) travel on to OpenAI-compatible upstreams.
  */
 
+/** Model ids are short names; a longer one is a mistake, and it would be stored in every usage row and echoed in headers. */
+export const MAX_MODEL_ID_CHARS = 256;
+
+/** `model` of every /v1 body. Control characters cannot be part of any provider's model id, and would break headers and logs. */
+export const modelIdSchema = z
+  .string()
+  .min(1, 'must name a model')
+  .max(MAX_MODEL_ID_CHARS)
+  .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters (CR, LF, NUL, tab ...)');
+
+/**
+ * Generations one request may ask of upstreams. Providers without native `n` (Anthropic) and
+ * completions served one prompt at a time (Together, chat-only providers) make one upstream call
+ * per generation, so this bounds the calls a single request fans out to.
+ */
+export const MAX_GENERATIONS = 64;
+/** Prompts in one /v1/completions request (each may become its own upstream call). */
+export const MAX_PROMPTS = 64;
+
 const stopSchema = z.union([z.string(), z.array(z.string()).max(4, 'at most 4 stop sequences are allowed')]).nullish();
 
 const textPartSchema = z.looseObject({ type: z.literal('text'), text: z.string() });
@@ -61,12 +80,32 @@ export const chatMessageSchema = z.discriminatedUnion('role', [
 ]);
 export type ChatMessage = z.infer<typeof chatMessageSchema>;
 
+/** Tool schemas translated for Gemini and Anthropic are walked recursively; real ones stay far below these. */
+export const MAX_TOOL_SCHEMA_DEPTH = 32;
+export const MAX_TOOL_SCHEMA_NODES = 10_000;
+
+/** Depth and node count of a JSON value, walked with a stack (no recursion), stopping once past the limits. */
+function withinSchemaLimits(value: unknown): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  let nodes = 0;
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (++nodes > MAX_TOOL_SCHEMA_NODES || depth > MAX_TOOL_SCHEMA_DEPTH) return false;
+    if (node !== null && typeof node === 'object') for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return true;
+}
+
+const toolParametersSchema = z
+  .record(z.string(), z.unknown())
+  .refine(withinSchemaLimits, `must be nested at most ${MAX_TOOL_SCHEMA_DEPTH} levels deep and have at most ${MAX_TOOL_SCHEMA_NODES} keywords and values`);
+
 const functionToolSchema = z.looseObject({
   type: z.literal('function'),
   function: z.looseObject({
     name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, _ or -'),
     description: z.string().optional(),
-    parameters: z.record(z.string(), z.unknown()).optional(),
+    parameters: toolParametersSchema.optional(),
     strict: z.boolean().nullish(),
   }),
 });
@@ -77,10 +116,10 @@ const toolChoiceSchema = z.union([
 ]);
 
 const samplingFields = {
-  model: z.string().min(1, 'must name a model'),
+  model: modelIdSchema,
   temperature: z.number().min(0).max(2).nullish(),
   top_p: z.number().min(0).max(1).nullish(),
-  n: z.number().int().min(1).max(128).nullish(),
+  n: z.number().int().min(1).max(MAX_GENERATIONS).nullish(),
   stop: stopSchema,
   stream: z.boolean().nullish(),
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
@@ -106,12 +145,15 @@ export type ChatRequest = z.infer<typeof chatRequestSchema>;
 export const completionRequestSchema = z
   .looseObject({
     ...samplingFields,
-    prompt: z.union([
-      z.string(),
-      z.array(z.string()).min(1, 'must contain at least one prompt'),
-      z.array(z.number().int()).min(1),
-      z.array(z.array(z.number().int()).min(1)).min(1),
-    ]),
+    // The count is checked after the union: inside it, a too-long list of strings would be reported as a bad list of token ids.
+    prompt: z
+      .union([
+        z.string(),
+        z.array(z.string()).min(1, 'must contain at least one prompt'),
+        z.array(z.number().int()).min(1),
+        z.array(z.array(z.number().int()).min(1)).min(1),
+      ])
+      .refine((prompt) => !Array.isArray(prompt) || typeof prompt[0] === 'number' || prompt.length <= MAX_PROMPTS, `must contain at most ${MAX_PROMPTS} prompts; send the rest in another request`),
     max_tokens: z.number().int().min(0).nullish(),
     best_of: z.number().int().min(1).max(20).nullish(),
     logprobs: z.number().int().min(0).max(5).nullish(),
@@ -119,11 +161,21 @@ export const completionRequestSchema = z
     suffix: z.string().nullish(),
   })
   .refine((r) => r.best_of == null || r.best_of >= (r.n ?? 1), { message: 'best_of must be at least n', path: ['best_of'] })
+  .refine((r) => generations(r) <= MAX_GENERATIONS, {
+    message: `asks for more than ${MAX_GENERATIONS} generations (prompts × n, or prompts × best_of); send fewer prompts or a smaller n`,
+    path: ['n'],
+  })
   .refine((r) => !(r.stream && r.best_of != null && r.best_of > 1), { message: 'best_of cannot be combined with stream', path: ['best_of'] });
 export type CompletionRequest = z.infer<typeof completionRequestSchema>;
 
+/** Upstream generations a completions request asks for: a list of token ids is one prompt. */
+function generations(request: { prompt: unknown; n?: number | null; best_of?: number | null }): number {
+  const prompts = Array.isArray(request.prompt) && request.prompt.length > 0 && typeof request.prompt[0] !== 'number' ? request.prompt.length : 1;
+  return prompts * Math.max(request.n ?? 1, request.best_of ?? 1);
+}
+
 export const embeddingRequestSchema = z.looseObject({
-  model: z.string().min(1, 'must name a model'),
+  model: modelIdSchema,
   input: z.union([
     z.string().min(1, 'must not be empty'),
     z.array(z.string().min(1, 'must not be empty')).min(1, 'must contain at least one input').max(2048),

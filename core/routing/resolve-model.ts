@@ -70,13 +70,31 @@ export function resolveModel(model: string, catalog: Catalog, providers: Map<str
   );
 }
 
+/** Models X-Patchbay-Fallback may name: each is a full routing attempt (and its own candidates). */
+export const MAX_FALLBACK_MODELS = 5;
+const MAX_FALLBACK_MODEL_CHARS = 256;
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
 /** Parses X-Patchbay-Fallback: comma-separated model ids tried after the primary, in order. */
 export function parseFallbackHeader(value: string | undefined): string[] {
   if (!value) return [];
-  return value
+  const models = value
     .split(',')
     .map((part) => part.trim())
     .filter(Boolean);
+  if (models.length > MAX_FALLBACK_MODELS) {
+    throw new InvalidRequestError(`The X-Patchbay-Fallback header names ${models.length} models; at most ${MAX_FALLBACK_MODELS} are allowed.`, 'X-Patchbay-Fallback', 'too_many_fallback_models');
+  }
+  for (const model of models) {
+    if (model.length > MAX_FALLBACK_MODEL_CHARS || CONTROL.test(model)) {
+      throw new InvalidRequestError(
+        `The X-Patchbay-Fallback header names a model id that is longer than ${MAX_FALLBACK_MODEL_CHARS} characters or holds control characters; name models as in the "model" field.`,
+        'X-Patchbay-Fallback',
+        'invalid_fallback_model',
+      );
+    }
+  }
+  return models;
 }
 
 /** Parses X-Patchbay-Strategy; an unknown name is the client's mistake, so say which names exist. */

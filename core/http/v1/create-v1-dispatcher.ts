@@ -7,7 +7,7 @@ import type { KeyStore } from '../../keys/key-store.ts';
 import type { Router } from '../../routing/router.ts';
 import type { UsageStore } from '../../usage/usage-store.ts';
 import { authenticate } from '../authenticate.ts';
-import { renderError } from '../render-error.ts';
+import { abandonResponse, renderError } from '../render-error.ts';
 import { handleChatCompletions } from './handle-chat-completions.ts';
 import { handleCompletions } from './handle-completions.ts';
 import { handleEmbeddings } from './handle-embeddings.ts';
@@ -47,26 +47,16 @@ export function createV1Dispatcher(deps: V1Deps): { dispatch: (req: IncomingMess
         request.key = authenticate(req, deps.keys);
         await handler(req, res, ctx, request);
       } catch (error) {
-        // A client that went away before the answer is recorded as such (nginx's 499), not as a provider failure.
-        const gone = req.socket.destroyed && !res.headersSent;
-        request.status = gone ? 499 : error instanceof PatchbayError ? error.status : 500;
-        request.errorType = gone ? 'client_closed' : error instanceof PatchbayError ? (error.code ?? error.type) : 'internal_error';
-        if (!res.headersSent) {
-          for (const [name, value] of Object.entries(request.headers)) res.setHeader(name, value);
-          res.setHeader('x-patchbay-latency-ms', String(elapsedMs(request)));
-          if (request.trace.endpoint) res.setHeader('x-patchbay-provider', request.trace.endpoint.provider);
-          // A limited key's answers all carry its rate-limit headers; admission set them already when it ran.
-          if (request.key && !request.admission && KeyLimiter.isLimited(request.key)) {
-            for (const [name, value] of Object.entries(deps.limiter.headers(request.key))) if (!res.hasHeader(name)) res.setHeader(name, value);
-          }
-        }
-        renderError(res, error, deps.log);
+        answerFailure(req, res, error, request);
       } finally {
         try {
           const row = toUsageRecord(request, deps.config.routingFeeUsd);
           request.admission?.settle({ tokens: row.totalTokens, costUsd: row.costUsd });
           deps.usage.record(row);
           if (request.content) deps.usage.recordContent({ requestId: request.requestId, ts: request.startedWall, ...request.content });
+        } catch (failure) {
+          // The answer is out; a usage row that cannot be recorded must not take the process down with it.
+          deps.log(`Could not record usage for ${request.requestId}: ${failure instanceof Error ? (failure.stack ?? failure.message) : String(failure)}`);
         } finally {
           if (--inFlight === 0 && idle.length) {
             const waiting = idle;
@@ -76,6 +66,31 @@ export function createV1Dispatcher(deps: V1Deps): { dispatch: (req: IncomingMess
         }
       }
     })();
+  };
+
+  /** The routed handler's last resort: it never throws, so no rejection escapes the request's promise. */
+  const answerFailure = (req: IncomingMessage, res: ServerResponse, error: unknown, request: V1Request) => {
+    // A client that went away before the answer is recorded as such (nginx's 499), not as a provider failure.
+    const gone = req.socket.destroyed && !res.headersSent;
+    request.status = gone ? 499 : error instanceof PatchbayError ? error.status : 500;
+    request.errorType = gone ? 'client_closed' : error instanceof PatchbayError ? (error.code ?? error.type) : 'internal_error';
+    try {
+      if (!res.headersSent) {
+        for (const [name, value] of Object.entries(request.headers)) res.setHeader(name, value);
+        res.setHeader('x-patchbay-latency-ms', String(elapsedMs(request)));
+        if (request.trace.endpoint) res.setHeader('x-patchbay-provider', request.trace.endpoint.provider);
+        // A limited key's answers all carry its rate-limit headers; admission set them already when it ran.
+        if (request.key && !request.admission && KeyLimiter.isLimited(request.key)) {
+          for (const [name, value] of Object.entries(deps.limiter.headers(request.key))) if (!res.hasHeader(name)) res.setHeader(name, value);
+        }
+      }
+    } catch (failure) {
+      request.status = 500;
+      request.errorType = 'internal_error';
+      abandonResponse(res, failure, deps.log);
+      return;
+    }
+    renderError(res, error, deps.log);
   };
 
   const started = Math.floor(Date.now() / 1000);

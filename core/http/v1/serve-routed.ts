@@ -6,6 +6,7 @@ import { parseFallbackHeader, parseStrategyHeader } from '../../routing/resolve-
 import { KeyLimiter } from '../../keys/key-limiter.ts';
 import { expectedCost } from '../../routing/rank-endpoints.ts';
 import { ASSUMED_COMPLETION_TOKENS, type RoutePlan, type RouteRequest, type Router } from '../../routing/router.ts';
+import { headerValue } from '../header-value.ts';
 import { errorEvent } from '../render-error.ts';
 import { elapsedMs, type V1Request } from './v1-request.ts';
 
@@ -73,7 +74,7 @@ export async function serveRouted(req: IncomingMessage, res: ServerResponse, ctx
     headers['content-length'] = String(reply.bytes ? reply.bytes.length : Buffer.byteLength(reply.body));
     headers['x-patchbay-provider'] = request.trace.endpoint!.provider;
     headers['x-patchbay-strategy'] = plan.strategy;
-    headers['x-patchbay-route-reason'] = plan.reason;
+    headers['x-patchbay-route-reason'] = headerValue(plan.reason);
     headers['x-patchbay-latency-ms'] = String(request.trace.firstByteMs);
     res.writeHead(200, headers);
     res.end(reply.bytes ?? reply.body);
@@ -95,7 +96,7 @@ async function serveStream(res: ServerResponse, router: Router, request: V1Reque
     ...SSE_HEADERS,
     'x-patchbay-provider': request.trace.endpoint!.provider,
     'x-patchbay-strategy': plan.strategy,
-    'x-patchbay-route-reason': plan.reason,
+    'x-patchbay-route-reason': headerValue(plan.reason),
     // On a stream this is the time to the upstream's first chunk, not the whole answer.
     'x-patchbay-latency-ms': String(request.trace.firstByteMs),
   });

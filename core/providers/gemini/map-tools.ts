@@ -18,7 +18,7 @@ export function mapTools(request: Pick<ChatRequest, 'tools' | 'tool_choice'>): M
     if (!GEMINI_SETTINGS.functionNamePattern.test(name)) {
       throw new InvalidRequestError(`Gemini function names must start with a letter or an underscore; "${name}" does not.`, `tools[${i}].function.name`);
     }
-    const mapped = mapJsonSchema(parameters);
+    const mapped = mapJsonSchema(parameters, `tools[${i}].function.parameters`);
     return { name, ...(description ? { description } : {}), ...(mapped ? { parameters: mapped } : {}) };
   });
   return { tools: [{ functionDeclarations: declarations }], ...mapToolChoice(request.tool_choice) };

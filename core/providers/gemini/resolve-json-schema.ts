@@ -13,11 +13,21 @@ export function resolveRef(root: JsonSchemaNode, ref: string): JsonSchemaNode | 
   if (!ref.startsWith('#')) return undefined;
   let node: unknown = root;
   for (const raw of ref.slice(1).split('/').filter(Boolean)) {
-    const key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
+    const key = decodePointerToken(raw);
+    if (key === undefined) return undefined;
     if (!isSchemaObject(node)) return undefined;
     node = node[key];
   }
   return isSchemaObject(node) ? node : undefined;
+}
+
+/** One JSON-pointer segment of a URI fragment; undefined for a malformed percent-escape (`#/%`). */
+function decodePointerToken(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
+  } catch {
+    return undefined;
+  }
 }
 
 /**
