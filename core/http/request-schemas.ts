@@ -149,9 +149,11 @@ export const completionRequestSchema = z
     prompt: z
       .union([
         z.string(),
-        z.array(z.string()).min(1, 'must contain at least one prompt'),
+        // Token ids before strings: a union tries its options in order, and a long id array
+        // checked against the string option first collects an issue per id (60,000 ids: ~60 ms).
         z.array(z.number().int()).min(1),
         z.array(z.array(z.number().int()).min(1)).min(1),
+        z.array(z.string()).min(1, 'must contain at least one prompt'),
       ])
       .refine((prompt) => !Array.isArray(prompt) || typeof prompt[0] === 'number' || prompt.length <= MAX_PROMPTS, `must contain at most ${MAX_PROMPTS} prompts; send the rest in another request`),
     max_tokens: z.number().int().min(0).nullish(),
@@ -178,9 +180,10 @@ export const embeddingRequestSchema = z.looseObject({
   model: modelIdSchema,
   input: z.union([
     z.string().min(1, 'must not be empty'),
-    z.array(z.string().min(1, 'must not be empty')).min(1, 'must contain at least one input').max(2048),
+    // Token ids first, as for completions' prompt.
     z.array(z.number().int()).min(1),
     z.array(z.array(z.number().int()).min(1)).min(1).max(2048),
+    z.array(z.string().min(1, 'must not be empty')).min(1, 'must contain at least one input').max(2048),
   ]),
   encoding_format: z.enum(['float', 'base64']).optional(),
   dimensions: z.number().int().min(1).optional(),
