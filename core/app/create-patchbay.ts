@@ -13,6 +13,7 @@ import { AnthropicAdapter } from '../providers/anthropic/anthropic-adapter.ts';
 import { GeminiAdapter } from '../providers/gemini/gemini-adapter.ts';
 import { OpenAiCompatibleAdapter } from '../providers/openai-compatible/openai-compatible-adapter.ts';
 import type { ProviderAdapter } from '../providers/provider-adapter.ts';
+import { setUpstreamLimits, type UpstreamLimits } from '../providers/upstream-limits.ts';
 import { ManagementService } from '../management/management-service.ts';
 import { HealthTracker } from '../routing/health-tracker.ts';
 import { loadAdminToken } from './admin-token.ts';
@@ -38,6 +39,8 @@ export interface PatchbayOptions {
   /** How long a shutdown waits for in-flight requests before cutting them (default SHUTDOWN_GRACE_MS). */
   shutdownGraceMs?: number;
   log?: (message: string) => void;
+  /** Bytes of one upstream answer held in memory (defaults in upstream-limits.ts; tests set small ones). Process-wide. */
+  limits?: Partial<UpstreamLimits>;
 }
 
 export interface Patchbay {
@@ -66,6 +69,7 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const host = options.host ?? config.host;
   const catalog = loadCatalog(config.providers);
+  setUpstreamLimits(options.limits);
   const db = openDatabase(options.dataDir);
   const keys = new KeyStore(db);
   const usage = new UsageStore(db, log, { writerThread: true });
@@ -89,7 +93,14 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
 
   const firstKey = keys.count() === 0 ? keys.create({ name: 'default' }).secret : null;
 
-  const server: Server = createServer({ keepAliveTimeout: 65_000, noDelay: true }, listener);
+  // Slowloris bounds: headers and request bodies must arrive in seconds (Node's defaults allow a
+  // minute or more), and open connections are capped (Node closes those beyond it at once).
+  // requestTimeout covers receiving the request only, so long answers and streams are not cut.
+  const server: Server = createServer(
+    { keepAliveTimeout: 65_000, noDelay: true, headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs) },
+    listener,
+  );
+  server.maxConnections = config.maxConnections;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? config.port, host, () => {

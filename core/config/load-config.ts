@@ -25,6 +25,12 @@ export interface PatchbayConfig {
   port: number;
   allowedHosts: string[];
   allowedOrigins: string[];
+  /** Slowloris bounds: time for a request's headers, for the whole request, and open connections at most. */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  maxConnections: number;
+  /** A streaming client that takes nothing for this long is dropped (its upstream call closed, its usage row kept). */
+  clientStallTimeoutMs: number;
   providers: Map<string, ResolvedProvider>;
   strategy: Strategy;
   weights: { latency: number; cost: number; availability: number };
@@ -118,6 +124,10 @@ function resolveConfig(file: PatchbayConfigFile, path: string | null): PatchbayC
     port: file.server?.port ?? DEFAULT_PORT,
     allowedHosts: file.server?.allowedHosts ?? [],
     allowedOrigins: file.server?.allowedOrigins ?? [],
+    headersTimeoutMs: file.server?.headersTimeoutMs ?? 10_000,
+    requestTimeoutMs: file.server?.requestTimeoutMs ?? 30_000,
+    maxConnections: file.server?.maxConnections ?? 2_048,
+    clientStallTimeoutMs: file.server?.clientStallTimeoutMs ?? 30_000,
     providers,
     strategy: file.routing?.strategy ?? 'balanced',
     weights: {
