@@ -81,7 +81,8 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
     anthropic: new AnthropicAdapter(config.connectTimeoutMs),
     gemini: new GeminiAdapter(config.connectTimeoutMs),
   };
-  const health = new HealthTracker({ ...config.breaker, windowSize: config.healthWindow.size, windowMs: config.healthWindow.maxAgeMs });
+  // Pass-through ids (any model of a user-defined provider) are not in the catalog: their health expires.
+  const health = new HealthTracker({ ...config.breaker, windowSize: config.healthWindow.size, windowMs: config.healthWindow.maxAgeMs }, Date.now, (id) => catalog.endpoints.has(id));
   seedHealth(health, db, config.healthWindow.maxAgeMs);
   const router = new Router({ catalog, config, secrets, adapters, health });
   const hostGuard = new HostGuard({ allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins, listenHost: host });
