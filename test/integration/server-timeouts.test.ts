@@ -1,5 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { OpenAiEmulator } from '../emulators/openai-emulator.ts';
 import { startPatchbay, type TestPatchbay } from '../helpers/start-patchbay.ts';
 
 /** A raw client socket and what happened to it: the bytes it received and when it was closed. */
@@ -95,6 +96,28 @@ describe('slowloris: header and body timeouts, and a connection cap', () => {
     await Promise.all(slow.map((client) => client.closed));
     const models = await pb.client.models.list();
     expect(models.data.length).toBeGreaterThan(0);
+  });
+
+  it('does not cut a stream that lasts longer than the request timeout (it covers receiving the request only)', async () => {
+    const upstream = new OpenAiEmulator({ apiKey: 'sk-timeouts' });
+    const baseUrl = `${await upstream.start()}/v1`;
+    upstream.chunkDelayMs = 250;
+    try {
+      pb = await startPatchbay({ env: { OPENAI_API_KEY: 'sk-timeouts' }, config: { server: { headersTimeoutMs: 300, requestTimeoutMs: 500 }, providers: { openai: { baseUrl } } } });
+      const started = Date.now();
+      const stream = await pb.client.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'Tell me a story in a few words please' }], stream: true });
+      let text = '';
+      let finish: string | null = null;
+      for await (const chunk of stream) {
+        text += chunk.choices[0]?.delta?.content ?? '';
+        finish = chunk.choices[0]?.finish_reason ?? finish;
+      }
+      expect(Date.now() - started).toBeGreaterThan(1000);
+      expect(text.length).toBeGreaterThan(0);
+      expect(finish).toBe('stop');
+    } finally {
+      await upstream.close();
+    }
   });
 
   it('refuses a config whose header timeout is longer than its request timeout, naming both fields', async () => {
