@@ -112,11 +112,10 @@ async function serveStream(res: ServerResponse, ctx: V1Context, request: V1Reque
   try {
     // The next chunk is pulled from upstream only once the client took the previous ones: while it
     // does not, the upstream body fills its small queue and pauses the upstream socket.
-    if (!first.done && !write(first.value)) stalled = await waitForClient(res, ctx.clientStallTimeoutMs, signal);
-    for (let next = await reply.chunks.next(); !next.done && !stalled; next = await reply.chunks.next()) {
-      if (!write(next.value)) stalled = await waitForClient(res, ctx.clientStallTimeoutMs, signal);
+    if (!first.done && !write(first.value) && (stalled = await waitForClient(res, ctx.clientStallTimeoutMs, signal))) throw signal.reason;
+    for (let next = await reply.chunks.next(); !next.done; next = await reply.chunks.next()) {
+      if (!write(next.value) && (stalled = await waitForClient(res, ctx.clientStallTimeoutMs, signal))) throw signal.reason;
     }
-    if (stalled) throw signal.reason;
     res.end('data: [DONE]\n\n');
   } catch (error) {
     request.status = signal.aborted ? 499 : 502;
@@ -136,10 +135,10 @@ async function serveStream(res: ServerResponse, ctx: V1Context, request: V1Reque
 }
 
 /**
- * Waits until the client takes what is buffered for it ('drain'), or leaves. A client that takes
- * nothing for `stallMs` is dropped: the request is cancelled (which closes the upstream call) and
+ * Waits until the client has taken what is buffered for it ('drain'), or left. A client that does
+ * not within `stallMs` is dropped: the request is cancelled (which aborts the upstream call) and
  * its socket destroyed, so a client that never reads holds neither memory nor an upstream call.
- * Resolves true when the client was dropped; the next read of the upstream then fails as cancelled.
+ * Resolves true when the client was dropped. Costs nothing unless a write found the buffer full.
  */
 function waitForClient(res: ServerResponse, stallMs: number, signal: RequestCancel): Promise<boolean> {
   if (res.destroyed) return Promise.resolve(false);
