@@ -8,6 +8,7 @@ import { DashboardSessions } from '../http/dashboard-sessions.ts';
 import { HostGuard } from '../http/host-guard.ts';
 import { KeyLimiter } from '../keys/key-limiter.ts';
 import { KeyStore } from '../keys/key-store.ts';
+import { setUpstreamLimits, type UpstreamLimits } from '../providers/upstream-limits.ts';
 import { ManagementService } from '../management/management-service.ts';
 import { HealthTracker } from '../routing/health-tracker.ts';
 import { loadAdminToken } from './admin-token.ts';
@@ -37,6 +38,8 @@ export interface PatchbayOptions {
   log?: (message: string) => void;
   /** The dashboard: its built folder (default renderer/dist in the package) and the sign-in clock (tests pass their own). */
   dashboard?: { dir?: string; now?: () => number };
+  /** Bytes of one upstream answer held in memory (defaults in upstream-limits.ts; tests set small ones). Process-wide. */
+  limits?: Partial<UpstreamLimits>;
 }
 
 export interface Patchbay {
@@ -69,15 +72,17 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   const config = loadConfigFile(options.configPath ?? join(options.dataDir, 'config.json'), { required: options.configPath !== undefined });
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const host = options.host ?? config.host;
+  setUpstreamLimits(options.limits);
   const db = openDatabase(options.dataDir);
   const keys = new KeyStore(db);
   const usage = new UsageStore(db, log, { writerThread: true });
   const secrets = new KeychainSecretStore(options.env ?? process.env, options.keychainService);
   const keychainNotice = secrets.unavailableNotice();
   if (keychainNotice) log(keychainNotice);
-  const health = new HealthTracker({ ...config.breaker, windowSize: config.healthWindow.size, windowMs: config.healthWindow.maxAgeMs });
-  seedHealth(health, db, config.healthWindow.maxAgeMs);
+  // Pass-through ids (any model of a user-defined provider) are not in the catalog: their health expires.
+  const health = new HealthTracker({ ...config.breaker, windowSize: config.healthWindow.size, windowMs: config.healthWindow.maxAgeMs }, Date.now, (id) => catalog.endpoints.has(id));
   const { catalog, router } = createRouter(config, secrets, health);
+  seedHealth(health, db, config.healthWindow.maxAgeMs);
   const hostGuard = new HostGuard({ allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins, listenHost: host });
   const limiter = new KeyLimiter((keyId, monthStart) => usage.keyTotalsSince(keyId, monthStart));
   const configPath = options.configPath ?? join(options.dataDir, 'config.json');
@@ -89,7 +94,14 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
 
   const firstKey = keys.count() === 0 ? keys.create({ name: 'default' }).secret : null;
 
-  const server: Server = createServer({ keepAliveTimeout: 65_000, noDelay: true }, listener);
+  // Slowloris bounds: headers and request bodies must arrive in seconds (Node's defaults allow a
+  // minute or more), and open connections are capped (Node closes those beyond it at once).
+  // requestTimeout covers receiving the request only, so long answers and streams are not cut.
+  const server: Server = createServer(
+    { keepAliveTimeout: 65_000, noDelay: true, headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs) },
+    listener,
+  );
+  server.maxConnections = config.maxConnections;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? config.port, host, () => {

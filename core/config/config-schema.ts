@@ -72,6 +72,14 @@ export const configSchema = z.strictObject({
       allowedHosts: z.array(z.string().min(1)).optional(),
       /** Origins (scheme://host:port) whose browser pages may call the API. */
       allowedOrigins: z.array(z.string().min(1)).optional(),
+      /** A client's request headers must arrive within this time (slowloris). */
+      headersTimeoutMs: z.number().int().positive().optional(),
+      /** The whole request (headers and body) must arrive within this time; answers, streams included, are not limited by it. */
+      requestTimeoutMs: z.number().int().positive().optional(),
+      /** Open client connections at most; beyond it new connections are closed at once. */
+      maxConnections: z.number().int().positive().optional(),
+      /** A streaming client that takes nothing of its answer for this long is dropped and the upstream call closed. */
+      clientStallTimeoutMs: z.number().int().positive().optional(),
     })
     .optional(),
   providers: z

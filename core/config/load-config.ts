@@ -25,6 +25,12 @@ export interface PatchbayConfig {
   port: number;
   allowedHosts: string[];
   allowedOrigins: string[];
+  /** Slowloris bounds: time for a request's headers, for the whole request, and open connections at most. */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  maxConnections: number;
+  /** A streaming client that takes nothing for this long is dropped (its upstream call closed, its usage row kept). */
+  clientStallTimeoutMs: number;
   providers: Map<string, ResolvedProvider>;
   strategy: Strategy;
   weights: { latency: number; cost: number; availability: number };
@@ -123,12 +129,22 @@ function resolveConfig(file: PatchbayConfigFile, path: string | null): PatchbayC
       models: own.models ?? [],
     });
   }
+  const headersTimeoutMs = file.server?.headersTimeoutMs ?? 10_000;
+  const requestTimeoutMs = file.server?.requestTimeoutMs ?? 30_000;
+  if (headersTimeoutMs > requestTimeoutMs) {
+    // Node refuses a header timeout longer than the whole request's: say so in config terms.
+    throw new ConfigError(`Invalid config file ${path}:\n  - server.headersTimeoutMs: ${headersTimeoutMs} is longer than server.requestTimeoutMs (${requestTimeoutMs}); the headers are part of the request, so make it at most that`);
+  }
   return {
     path,
     host: file.server?.host ?? DEFAULT_HOST,
     port: file.server?.port ?? DEFAULT_PORT,
     allowedHosts: file.server?.allowedHosts ?? [],
     allowedOrigins: file.server?.allowedOrigins ?? [],
+    headersTimeoutMs,
+    requestTimeoutMs,
+    maxConnections: file.server?.maxConnections ?? 2_048,
+    clientStallTimeoutMs: file.server?.clientStallTimeoutMs ?? 30_000,
     providers,
     strategy: file.routing?.strategy ?? 'balanced',
     weights: {

@@ -5,6 +5,7 @@ import { exhaustedUntil } from './read-rate-limit.ts';
 import type { CancelSignal } from './cancel-signal.ts';
 import type { UpstreamCall } from './provider-adapter.ts';
 import { DispatchedBody, type UpstreamBody } from './upstream-body.ts';
+import { formatBytes, upstreamLimits } from './upstream-limits.ts';
 
 export interface UpstreamResponse {
   status: number;
@@ -123,24 +124,54 @@ export interface UpstreamText {
 /**
  * Sends one request and reads the whole answer. A non-streaming answer is read whole anyway, so
  * nothing is built for a streamed body: measurably cheaper per request than request() with text().
+ * An answer larger than upstreamLimits.maxAnswerBytes is cut there (the upstream call aborted, what
+ * was read dropped): an upstream that never ends its answer would otherwise fill the memory.
  */
 export function sendUpstreamForText(options: PostOptions): Promise<UpstreamText> {
   return new Promise<UpstreamText>((resolve, reject) => {
     let status = 0;
     let headers: UpstreamResponse['headers'] = {};
-    const parts: Buffer[] = [];
+    let parts: Buffer[] = [];
+    let size = 0;
+    let cut = false;
+    const limit = upstreamLimits.maxAnswerBytes;
+    let controller: Dispatcher.DispatchController | null = null;
     dispatchUpstream(options, {
+      onController: (started) => (controller = started),
       onStart(statusCode, responseHeaders) {
         status = statusCode;
         headers = responseHeaders;
       },
-      onData: (chunk) => parts.push(chunk),
+      onData(chunk) {
+        size += chunk.length;
+        if (size <= limit) parts.push(chunk);
+        else if (!cut) {
+          cut = true;
+          parts = [];
+          controller?.abort(answerTooLarge(options.provider, limit));
+        }
+      },
       onEnd() {
         const bytes = parts.length === 1 ? parts[0] : Buffer.concat(parts);
         resolve({ status, headers, text: bytes.toString('utf8'), bytes });
       },
       onError: reject,
     });
+  });
+}
+
+/**
+ * An answer past Patchbay's size limit. Retryable like a connection dropped mid-answer: it is the
+ * upstream's failure (a runaway or broken server), and another provider may answer normally.
+ */
+export function answerTooLarge(provider: string, limit: number): ProviderError {
+  return new ProviderError({
+    provider,
+    upstreamStatus: 0,
+    message: `the answer was larger than ${formatBytes(limit)}, Patchbay's limit for one upstream answer; it was cut. Ask for less (fewer inputs or a smaller max_tokens) or check the provider's server`,
+    retryable: true,
+    kind: 'network',
+    code: 'upstream_answer_too_large',
   });
 }
 
@@ -196,10 +227,10 @@ export function toTransportError(provider: string, error: unknown, signal?: Canc
   });
 }
 
-/** Reads the whole body as text; a connection dropped while reading is a retryable network error. */
+/** Reads the whole body as text, up to the answer size limit; a connection dropped while reading is a retryable network error. */
 export async function readBodyText(provider: string, response: UpstreamResponse, signal?: CancelSignal): Promise<string> {
   try {
-    return await response.body.text();
+    return await response.body.text(upstreamLimits.maxAnswerBytes, (limit) => answerTooLarge(provider, limit));
   } catch (error) {
     throw toTransportError(provider, error, signal);
   }

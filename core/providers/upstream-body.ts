@@ -2,13 +2,17 @@ import type { Dispatcher } from 'undici';
 
 /** A streamed upstream body: its chunks as they arrive, or all of it as text. */
 export interface UpstreamBody extends AsyncIterable<Uint8Array> {
-  text(): Promise<string>;
+  /** The whole body; past `maxBytes` the upstream call is aborted and the error from `tooLarge` thrown. */
+  text(maxBytes?: number, tooLarge?: (limit: number) => Error): Promise<string>;
 }
 
 /** What is read and dropped after the reader stopped early (past `[DONE]`), before the connection is given up instead. */
 const DRAIN_LIMIT_BYTES = 64 * 1024;
-/** Chunks held for a reader that is behind before undici is asked to stop reading the socket. */
-const HIGH_WATER_CHUNKS = 64;
+/**
+ * Bytes held for a reader that is behind (a client that does not read its stream) before undici is
+ * asked to stop reading the socket: the upstream then waits in TCP, not in Patchbay's memory.
+ */
+const HIGH_WATER_BYTES = 256 * 1024;
 
 /**
  * A response body fed by undici's dispatch callbacks, read with `for await`. It replaces what
@@ -18,7 +22,7 @@ const HIGH_WATER_CHUNKS = 64;
  *
  * A reader that stops early (the protocol's last event arrived before the body's final bytes)
  * does not close the connection: the rest is read and dropped, up to a limit, so the keep-alive
- * connection goes back to the pool. A reader far behind pauses the socket until it catches up.
+ * connection goes back to the pool. A reader far behind pauses the socket until it has read everything held.
  */
 export class DispatchedBody implements UpstreamBody {
   controller: Dispatcher.DispatchController | null = null;
@@ -29,6 +33,8 @@ export class DispatchedBody implements UpstreamBody {
   private wake: (() => void) | null = null;
   private released = false;
   private dropped = 0;
+  /** Bytes in `chunks` not yet read. */
+  private queued = 0;
 
   /** From onResponseData. */
   push(chunk: Buffer): void {
@@ -38,7 +44,7 @@ export class DispatchedBody implements UpstreamBody {
       return;
     }
     this.chunks.push(chunk);
-    if (this.chunks.length - this.head > HIGH_WATER_CHUNKS && this.controller && !this.controller.paused) this.controller.pause();
+    if ((this.queued += chunk.length) > HIGH_WATER_BYTES && this.controller && !this.controller.paused) this.controller.pause();
     this.notify();
   }
 
@@ -65,6 +71,7 @@ export class DispatchedBody implements UpstreamBody {
         if (this.head < this.chunks.length) {
           const chunk = this.chunks[this.head]!;
           this.chunks[this.head++] = undefined;
+          this.queued -= chunk.length;
           if (this.head === this.chunks.length) {
             this.chunks = [];
             this.head = 0;
@@ -82,9 +89,17 @@ export class DispatchedBody implements UpstreamBody {
     }
   }
 
-  async text(): Promise<string> {
+  async text(maxBytes = Infinity, tooLarge: (limit: number) => Error = (limit) => new Error(`the body is larger than ${limit} bytes`)): Promise<string> {
     const parts: Buffer[] = [];
-    for await (const chunk of this) parts.push(chunk);
+    let size = 0;
+    for await (const chunk of this) {
+      if ((size += chunk.length) > maxBytes) {
+        const error = tooLarge(maxBytes);
+        this.controller?.abort(error);
+        throw error;
+      }
+      parts.push(chunk);
+    }
     return Buffer.concat(parts).toString('utf8');
   }
 
@@ -93,6 +108,7 @@ export class DispatchedBody implements UpstreamBody {
     this.released = true;
     this.chunks = [];
     this.head = 0;
+    this.queued = 0;
     if (this.controller?.paused) this.controller.resume();
   }
 

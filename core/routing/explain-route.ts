@@ -77,7 +77,7 @@ export function explainRoute(router: RouterView, input: ExplainRequest): RouteEx
     strategy: input.strategy,
     fallbackModels: [],
     stream: input.stream ?? false,
-    prompt: { bytes: (input.promptTokens ?? 0) * 4, pieces: [] },
+    prompt: { bytes: (input.promptTokens ?? 0) * 4, pieces: [], ids: 0 },
     maxTokens: input.maxTokens,
     allowedModels: input.allowedModels ?? null,
   };

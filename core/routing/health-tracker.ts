@@ -39,29 +39,70 @@ interface EndpointRecord {
   firstBytes: number[];
   breaker: Breaker;
   rateLimitedUntil: number | null;
+  /** Not a catalog endpoint (a pass-through id such as `ollama/anything`): its entry expires. */
+  passThrough: boolean;
+  /** When it was last recorded or marked (pass-through entries expire from this). */
+  touchedAt: number;
 }
+
+/**
+ * Pass-through ids kept at most, the most recently used. Any model id a user-defined provider
+ * serves is passed through, so their number is the callers' choice: without a bound, 20,000
+ * distinct ids left 20,000 entries forever.
+ */
+export const MAX_PASS_THROUGH_ENDPOINTS = 1000;
 
 /**
  * Live health per endpoint in a sliding window, plus its circuit breaker. Seeded at start from the
  * usage table (every attempt is recorded there), so it survives restarts without a table of its own.
+ * Catalog endpoints keep their entry; a pass-through id's entry is dropped once nothing of it is
+ * left to remember (its window is over, no breaker cooldown or rate-limit window running), and
+ * beyond MAX_PASS_THROUGH_ENDPOINTS the least recently used goes first.
  */
 export class HealthTracker {
   private readonly endpoints = new Map<string, EndpointRecord>();
+  /** Pass-through entries, least recently used first (a Map keeps insertion order; a touch re-inserts). */
+  private readonly passThrough = new Map<string, EndpointRecord>();
   private readonly settings: HealthSettings;
   private readonly clock: () => number;
+  private readonly inCatalog: (id: string) => boolean;
 
-  constructor(settings: HealthSettings, clock: () => number = Date.now) {
+  /** `inCatalog` tells catalog endpoints (kept) from pass-through ids (expiring); without it every entry is kept. */
+  constructor(settings: HealthSettings, clock: () => number = Date.now, inCatalog: (id: string) => boolean = () => true) {
     this.settings = settings;
     this.clock = clock;
+    this.inCatalog = inCatalog;
   }
 
   private entry(id: string): EndpointRecord {
     let record = this.endpoints.get(id);
     if (!record) {
-      record = { outcomes: [], successes: 0, latencies: [], firstBytes: [], breaker: createBreaker(), rateLimitedUntil: null };
+      record = { outcomes: [], successes: 0, latencies: [], firstBytes: [], breaker: createBreaker(), rateLimitedUntil: null, passThrough: !this.inCatalog(id), touchedAt: 0 };
       this.endpoints.set(id, record);
     }
+    // Catalog endpoints pay one branch here; pass-through ones their bookkeeping.
+    if (record.passThrough) this.touch(id, record);
     return record;
+  }
+
+  /** Marks a pass-through entry most recently used, then drops the expired and any beyond the cap. */
+  private touch(id: string, record: EndpointRecord): void {
+    const now = this.clock();
+    record.touchedAt = now;
+    this.passThrough.delete(id);
+    this.passThrough.set(id, record);
+    for (const [oldId, old] of this.passThrough) {
+      if (this.passThrough.size <= MAX_PASS_THROUGH_ENDPOINTS && !this.expired(old, now)) break;
+      this.passThrough.delete(oldId);
+      this.endpoints.delete(oldId);
+    }
+  }
+
+  /** Nothing of the entry counts any more: its last outcome is out of the window, no cooldown or rate-limit window runs. */
+  private expired(record: EndpointRecord, now: number): boolean {
+    if (now - record.touchedAt <= this.settings.windowMs) return false;
+    if (record.rateLimitedUntil !== null && record.rateLimitedUntil > now) return false;
+    return currentState(record.breaker, this.settings, now) === 'closed';
   }
 
   record(id: string, outcome: Outcome, countsAgainstBreaker = !outcome.ok): void {

@@ -12,7 +12,7 @@ const EXPECTED = [
 ];
 
 function decodeAll(pieces: Uint8Array[]): { event: string | undefined; data: string }[] {
-  const decode = sseDecoder();
+  const decode = sseDecoder('test');
   const out: { event: string | undefined; data: string }[] = [];
   for (const piece of pieces) for (const event of decode(piece)) out.push({ event: event.event, data: event.data });
   return out;

@@ -37,7 +37,7 @@ export function createV1Dispatcher(deps: V1Deps): { dispatch: (req: IncomingMess
   /** Routed requests still running (their usage row not yet recorded), for a clean shutdown: a count, not a set of promises, to keep the hot path lean. */
   let inFlight = 0;
   let idle: (() => void)[] = [];
-  const ctx: V1Context = { router: deps.router, limiter: deps.limiter, routingFeeUsd: deps.config.routingFeeUsd, contentLog: deps.config.contentLog };
+  const ctx: V1Context = { router: deps.router, limiter: deps.limiter, routingFeeUsd: deps.config.routingFeeUsd, contentLog: deps.config.contentLog, clientStallTimeoutMs: deps.config.clientStallTimeoutMs };
 
   const routed = (endpoint: V1Request['endpoint'], handler: V1Handler): Route => (req, res) => {
     inFlight++;

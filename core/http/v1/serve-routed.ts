@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProviderError } from '../../errors/provider-error.ts';
-import { RequestCancel, type CancelSignal } from '../../providers/cancel-signal.ts';
+import { RequestCancel } from '../../providers/cancel-signal.ts';
 import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall } from '../../providers/provider-adapter.ts';
 import { parseFallbackHeader, parseStrategyHeader } from '../../routing/resolve-model.ts';
 import { KeyLimiter } from '../../keys/key-limiter.ts';
@@ -29,6 +29,8 @@ export interface V1Context {
   routingFeeUsd: number;
   /** Keep request and response content for debugging (usage.contentLog, off by default). */
   contentLog: boolean;
+  /** A streaming client that takes nothing of its answer for this long is dropped. */
+  clientStallTimeoutMs: number;
 }
 
 /**
@@ -63,7 +65,7 @@ export async function serveRouted(req: IncomingMessage, res: ServerResponse, ctx
       request.admission = ctx.limiter.admit(key, { tokens: plan.promptTokens + outputTokens, costUsd }, request.headers);
     }
     if (operation.stream && operation.openStream) {
-      await serveStream(res, router, request, operation, plan, abort);
+      await serveStream(res, ctx, request, operation, plan, abort);
       return;
     }
     const reply = await router.execute(plan, request.trace, abort, false, operation.json);
@@ -84,7 +86,8 @@ export async function serveRouted(req: IncomingMessage, res: ServerResponse, ctx
   }
 }
 
-async function serveStream(res: ServerResponse, router: Router, request: V1Request, operation: RoutedOperation, plan: RoutePlan, signal: CancelSignal) {
+async function serveStream(res: ServerResponse, ctx: V1Context, request: V1Request, operation: RoutedOperation, plan: RoutePlan, signal: RequestCancel) {
+  const { router } = ctx;
   // The first chunk is pulled inside the attempt: until it arrives, a failure can still fall back.
   const { reply, first } = await router.execute(plan, request.trace, signal, true, async (adapter, call) => {
     const opened = await operation.openStream!(adapter, call, operation.includeUsage);
@@ -101,13 +104,19 @@ async function serveStream(res: ServerResponse, router: Router, request: V1Reque
     'x-patchbay-latency-ms': String(request.trace.firstByteMs),
   });
   const content = request.content;
-  const write = (chunk: string) => {
-    res.write(`data: ${chunk}\n\n`);
+  // False when the client is not taking what is written (backpressure): see waitForClient.
+  const write = (chunk: string): boolean => {
     if (content) content.response += `${chunk}\n`;
+    return res.write(`data: ${chunk}\n\n`);
   };
+  let stalled = false;
   try {
-    if (!first.done) write(first.value);
-    for (let next = await reply.chunks.next(); !next.done; next = await reply.chunks.next()) write(next.value);
+    // The next chunk is pulled from upstream only once the client took the previous ones: while it
+    // does not, the upstream body fills its small queue and pauses the upstream socket.
+    if (!first.done && !write(first.value) && (stalled = await waitForClient(res, ctx.clientStallTimeoutMs, signal))) throw signal.reason;
+    for (let next = await reply.chunks.next(); !next.done; next = await reply.chunks.next()) {
+      if (!write(next.value) && (stalled = await waitForClient(res, ctx.clientStallTimeoutMs, signal))) throw signal.reason;
+    }
     res.end('data: [DONE]\n\n');
   } catch (error) {
     request.status = signal.aborted ? 499 : 502;
@@ -122,5 +131,32 @@ async function serveStream(res: ServerResponse, router: Router, request: V1Reque
     if (!res.writableEnded) res.end(errorEvent(error));
   } finally {
     request.usage = reply.usage();
+    if (stalled) request.errorType = 'client_stalled';
   }
+}
+
+/**
+ * Waits until the client has taken what is buffered for it ('drain'), or left. A client that does
+ * not within `stallMs` is dropped: the request is cancelled (which aborts the upstream call) and
+ * its socket destroyed, so a client that never reads holds neither memory nor an upstream call.
+ * Resolves true when the client was dropped. Costs nothing unless a write found the buffer full.
+ */
+function waitForClient(res: ServerResponse, stallMs: number, signal: RequestCancel): Promise<boolean> {
+  if (res.destroyed) return Promise.resolve(false);
+  return new Promise<boolean>((resolve) => {
+    const done = (stalled: boolean) => {
+      clearTimeout(timer);
+      res.off('drain', onDrain);
+      res.off('close', onDrain);
+      resolve(stalled);
+    };
+    const onDrain = () => done(false);
+    const timer = setTimeout(() => {
+      signal.abort(new DOMException(`The client took nothing of its stream for ${stallMs} ms.`, 'AbortError'));
+      res.destroy();
+      done(true);
+    }, stallMs);
+    res.on('drain', onDrain);
+    res.on('close', onDrain);
+  });
 }

@@ -20,7 +20,7 @@ export async function* readUpstreamData(
   map: (data: string) => string[] = (data) => [data],
   finish: () => string[] = () => [],
 ): AsyncGenerator<string> {
-  const decode = sseDecoder();
+  const decode = sseDecoder(provider);
   const body = response.body[Symbol.asyncIterator]();
   let ended = false;
   try {

@@ -1,0 +1,126 @@
+import { connect, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { OpenAiEmulator } from '../emulators/openai-emulator.ts';
+import { startPatchbay, type TestPatchbay } from '../helpers/start-patchbay.ts';
+
+/** A raw client socket and what happened to it: the bytes it received and when it was closed. */
+interface RawClient {
+  socket: Socket;
+  received: string;
+  closedAt: number | null;
+  closed: Promise<void>;
+}
+
+function open(url: string): Promise<RawClient> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1');
+    const client: RawClient = { socket, received: '', closedAt: null, closed: Promise.resolve() };
+    client.closed = new Promise<void>((done) =>
+      socket.on('close', () => {
+        client.closedAt = Date.now();
+        done();
+      }),
+    );
+    socket.on('data', (chunk: Buffer) => (client.received += chunk.toString('latin1')));
+    socket.on('error', () => {});
+    socket.once('connect', () => resolve(client));
+    socket.once('error', reject);
+  });
+}
+
+/** Writes one piece every `everyMs` until the socket closes: a slowloris client. */
+function trickle(client: RawClient, piece: () => string, everyMs = 100): void {
+  const timer = setInterval(() => {
+    if (client.socket.destroyed) return void clearInterval(timer);
+    client.socket.write(piece());
+  }, everyMs);
+  void client.closed.then(() => clearInterval(timer));
+}
+
+const within = (promise: Promise<void>, ms: number) =>
+  Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))]);
+
+describe('slowloris: header and body timeouts, and a connection cap', () => {
+  let pb: TestPatchbay | null = null;
+  const clients: RawClient[] = [];
+  afterEach(async () => {
+    for (const client of clients.splice(0)) client.socket.destroy();
+    await pb?.stop();
+    pb = null;
+  });
+
+  it('cuts a client that trickles its headers after the header timeout', async () => {
+    pb = await startPatchbay({ config: { server: { headersTimeoutMs: 500, requestTimeoutMs: 1000 } } });
+    const client = await open(pb.patchbay.url);
+    clients.push(client);
+    const started = Date.now();
+    client.socket.write('POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\n');
+    let n = 0;
+    trickle(client, () => `x-slow-${n++}: 1\r\n`);
+    // Node's default would keep it for a minute; the configured 500 ms (checked every 500 ms) cuts it in about a second.
+    expect(await within(client.closed, 4000)).toBe(true);
+    expect(client.closedAt! - started).toBeGreaterThanOrEqual(400);
+    expect(client.received).toMatch(/^(HTTP\/1\.1 408|$)/);
+  });
+
+  it('cuts a client that trickles its request body after the request timeout, with a 408', async () => {
+    pb = await startPatchbay({ config: { server: { headersTimeoutMs: 500, requestTimeoutMs: 1000 } } });
+    const client = await open(pb.patchbay.url);
+    clients.push(client);
+    const started = Date.now();
+    client.socket.write(`POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${pb.key}\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{"model":"`);
+    trickle(client, () => 'x');
+    expect(await within(client.closed, 5000)).toBe(true);
+    expect(client.closedAt! - started).toBeGreaterThanOrEqual(900);
+    expect(client.received).toMatch(/^HTTP\/1\.1 408/);
+  });
+
+  it('refuses connections beyond the cap while the open ones live, and serves a normal client once the slow ones are cut', async () => {
+    pb = await startPatchbay({ config: { server: { headersTimeoutMs: 1000, requestTimeoutMs: 2000, maxConnections: 5 } } });
+    const slow = await Promise.all(Array.from({ length: 5 }, () => open(pb!.patchbay.url)));
+    clients.push(...slow);
+    for (const client of slow) {
+      client.socket.write('GET /v1/models HTTP/1.1\r\nhost: 127.0.0.1\r\n');
+      trickle(client, () => 'x-slow: 1\r\n');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The sixth connection is closed at once, without an answer.
+    const refused = await open(pb.patchbay.url);
+    clients.push(refused);
+    refused.socket.write(`GET /v1/models HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${pb.key}\r\n\r\n`);
+    expect(await within(refused.closed, 1000)).toBe(true);
+    expect(refused.received).toBe('');
+    expect(slow.every((client) => client.closedAt === null)).toBe(true);
+    // Once the header timeout cut the slow ones, a normal client gets through.
+    await Promise.all(slow.map((client) => client.closed));
+    const models = await pb.client.models.list();
+    expect(models.data.length).toBeGreaterThan(0);
+  });
+
+  it('does not cut a stream that lasts longer than the request timeout (it covers receiving the request only)', async () => {
+    const upstream = new OpenAiEmulator({ apiKey: 'sk-timeouts' });
+    const baseUrl = `${await upstream.start()}/v1`;
+    upstream.chunkDelayMs = 250;
+    try {
+      pb = await startPatchbay({ env: { OPENAI_API_KEY: 'sk-timeouts' }, config: { server: { headersTimeoutMs: 300, requestTimeoutMs: 500 }, providers: { openai: { baseUrl } } } });
+      const started = Date.now();
+      const stream = await pb.client.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'Tell me a story in a few words please' }], stream: true });
+      let text = '';
+      let finish: string | null = null;
+      for await (const chunk of stream) {
+        text += chunk.choices[0]?.delta?.content ?? '';
+        finish = chunk.choices[0]?.finish_reason ?? finish;
+      }
+      expect(Date.now() - started).toBeGreaterThan(1000);
+      expect(text.length).toBeGreaterThan(0);
+      expect(finish).toBe('stop');
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it('refuses a config whose header timeout is longer than its request timeout, naming both fields', async () => {
+    await expect(startPatchbay({ config: { server: { headersTimeoutMs: 5000, requestTimeoutMs: 1000 } } })).rejects.toThrow(/server\.headersTimeoutMs.*server\.requestTimeoutMs/s);
+  });
+});
