@@ -67,6 +67,57 @@ const MIGRATIONS: string[] = [
   // The last batch each usage writer thread committed, in the same transaction as its rows: if the
   // thread dies, the server replays only the batches after it (none twice). A row per running server.
   `CREATE TABLE usage_writers (token TEXT PRIMARY KEY, seq INTEGER NOT NULL);`,
+  // The dashboard's queries (docs: renderer/API.md). The request log pages newest first by (ts, id)
+  // under each of its filters; one request is found by its id. Rollups answer totals, series and
+  // latency percentiles from small tables instead of a scan of the usage table. They are kept by
+  // triggers, so every insert path (the writer thread, its main-thread fallback, the benchmark's
+  // generator) updates them in the transaction that inserts the rows. NULL provider, model and key
+  // are stored as '' there: SQLite never matches NULLs in a primary key, so upserts would duplicate.
+  // Latency buckets are log-scale, 8 per doubling (each ~9 % wide): bucket b holds latencies in
+  // (2^((b-1)/8), 2^(b/8)] ms, bucket 0 everything up to 1 ms.
+  `ALTER TABLE usage ADD COLUMN route_reason TEXT;
+   CREATE INDEX usage_request_id ON usage(request_id);
+   CREATE INDEX usage_provider_ts ON usage(provider, ts);
+   CREATE INDEX usage_model_ts ON usage(model, ts);
+   CREATE INDEX usage_status_ts ON usage(status, ts);
+   CREATE TABLE usage_hourly (
+     hour INTEGER NOT NULL,
+     provider TEXT NOT NULL,
+     model TEXT NOT NULL,
+     key_id TEXT NOT NULL,
+     requests INTEGER NOT NULL,
+     errors INTEGER NOT NULL,
+     prompt_tokens INTEGER NOT NULL,
+     completion_tokens INTEGER NOT NULL,
+     total_tokens INTEGER NOT NULL,
+     cost_usd REAL NOT NULL,
+     PRIMARY KEY (hour, provider, model, key_id)
+   ) WITHOUT ROWID;
+   CREATE TABLE usage_latency_daily (
+     day INTEGER NOT NULL,
+     provider TEXT NOT NULL,
+     bucket INTEGER NOT NULL,
+     requests INTEGER NOT NULL,
+     PRIMARY KEY (day, provider, bucket)
+   ) WITHOUT ROWID;
+   INSERT INTO usage_hourly
+     SELECT ts / 3600000, coalesce(provider, ''), coalesce(model, ''), coalesce(key_id, ''), count(*), sum(status >= 400),
+            sum(prompt_tokens), sum(completion_tokens), sum(total_tokens), sum(cost_usd)
+       FROM usage GROUP BY 1, 2, 3, 4;
+   INSERT INTO usage_latency_daily
+     SELECT ts / 86400000, provider, CAST(ceil(log2(max(latency_ms, 1)) * 8) AS INTEGER), count(*)
+       FROM usage WHERE status < 400 AND provider IS NOT NULL GROUP BY 1, 2, 3;
+   CREATE TRIGGER usage_rollups AFTER INSERT ON usage BEGIN
+     INSERT INTO usage_hourly VALUES (NEW.ts / 3600000, coalesce(NEW.provider, ''), coalesce(NEW.model, ''), coalesce(NEW.key_id, ''),
+       1, NEW.status >= 400, NEW.prompt_tokens, NEW.completion_tokens, NEW.total_tokens, NEW.cost_usd)
+     ON CONFLICT DO UPDATE SET requests = requests + 1, errors = errors + excluded.errors,
+       prompt_tokens = prompt_tokens + excluded.prompt_tokens, completion_tokens = completion_tokens + excluded.completion_tokens,
+       total_tokens = total_tokens + excluded.total_tokens, cost_usd = cost_usd + excluded.cost_usd;
+     INSERT INTO usage_latency_daily
+       SELECT NEW.ts / 86400000, NEW.provider, CAST(ceil(log2(max(NEW.latency_ms, 1)) * 8) AS INTEGER), 1
+        WHERE NEW.status < 400 AND NEW.provider IS NOT NULL
+     ON CONFLICT DO UPDATE SET requests = requests + 1;
+   END;`,
 ];
 
 /** Opens (creating if needed) the SQLite file in the data dir, in WAL mode, migrated to the latest schema. */
