@@ -51,7 +51,11 @@ export const usageQuerySchema = z.strictObject({
 const utcDay = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a UTC date such as 2026-11-30')
-  .refine((v) => new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), 'is not a date in the calendar');
+  .refine((v) => {
+    // Date.parse rolls 2026-02-30 over to March and rejects month 13: only a date that survives unchanged is real.
+    const ms = Date.parse(`${v}T00:00:00Z`);
+    return !Number.isNaN(ms) && new Date(ms).toISOString().startsWith(v);
+  }, 'is not a date in the calendar');
 /** Usage queries take whole UTC days, both inclusive; each defaults to this month's first or last day. */
 const usageRange = { from: utcDay.optional(), to: utcDay.optional() };
 
