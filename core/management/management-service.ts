@@ -54,8 +54,8 @@ export interface ProviderStatus {
 }
 
 const DAY_MS = 86_400_000;
-/** An hourly series covers at most this many days (744 points per group). */
-const MAX_HOURLY_DAYS = 31;
+/** An hourly series covers at most this many days (168 points per group): a chart has no room for more. */
+const MAX_HOURLY_DAYS = 7;
 
 export interface ManagementDeps {
   config: PatchbayConfig;

@@ -8,7 +8,7 @@ const DAY_MS = 86_400_000;
 /** Latency histogram buckets per doubling (see the migration that creates usage_latency_daily). */
 const BUCKETS_PER_DOUBLING = 8;
 
-/** Instants in ms, `to` exclusive; both on whole hours (the API takes whole UTC days). */
+/** Instants in ms, `to` exclusive; both on whole UTC days (the API takes whole days). */
 export interface UsageRange {
   from: number;
   to: number;
@@ -37,16 +37,9 @@ export function decodeCursor(cursor: string): { ts: number; id: number } | null 
   return match ? { ts: Number(match[1]), id: Number(match[2]) } : null;
 }
 
-/** The nearest-rank percentile from a histogram (ascending buckets): the upper bound of the bucket that holds it. */
-export function histogramPercentile(buckets: { bucket: number; requests: number }[], total: number, p: number): number | null {
-  if (total === 0) return null;
-  const rank = Math.max(1, Math.ceil(p * total));
-  let seen = 0;
-  for (const { bucket, requests } of buckets) {
-    seen += requests;
-    if (seen >= rank) return Math.round(2 ** (bucket / BUCKETS_PER_DOUBLING) * 100) / 100;
-  }
-  return null;
+/** The latency a histogram bucket reports: its upper bound, so a percentile is never understated. */
+export function bucketUpperBound(bucket: number): number {
+  return Math.round(2 ** (bucket / BUCKETS_PER_DOUBLING) * 100) / 100;
 }
 
 const emptyToNull = (value: string): string | null => (value === '' ? null : value);
@@ -76,18 +69,18 @@ export class UsageQueries {
   }
 
   totals(range: UsageRange): UsageTotals {
-    return this.prepare(`SELECT ${SUMS} FROM usage_hourly WHERE hour >= ? AND hour < ?`).get(range.from / HOUR_MS, range.to / HOUR_MS) as UsageTotals;
+    return this.prepare(`SELECT ${SUMS} FROM usage_daily WHERE day >= ? AND day < ?`).get(range.from / DAY_MS, range.to / DAY_MS) as UsageTotals;
   }
 
   series(range: UsageRange, bucket: SeriesBucket, groupBy: SeriesGroup): UsageSeries {
-    const bucketExpression = bucket === 'day' ? 'hour / 24' : 'hour';
+    const unit = bucket === 'day' ? DAY_MS : HOUR_MS;
+    const table = `usage_${bucket === 'day' ? 'daily' : 'hourly'}${groupBy === 'key' ? '_keys' : ''}`;
     const groupExpression = { provider: 'provider', model: "CASE WHEN model = '' THEN '' ELSE provider || '/' || model END", key: 'key_id' }[groupBy];
     const rows = this.prepare(
-      `SELECT ${bucketExpression} AS b, ${groupExpression} AS g, ${SUMS} FROM usage_hourly WHERE hour >= ? AND hour < ?
+      `SELECT ${bucket} AS b, ${groupExpression} AS g, ${SUMS} FROM ${table} WHERE ${bucket} >= ? AND ${bucket} < ?
         GROUP BY b, g ORDER BY b, cost_usd DESC, requests DESC, g`,
-    ).all(range.from / HOUR_MS, range.to / HOUR_MS) as ({ b: number; g: string } & UsageTotals)[];
+    ).all(range.from / unit, range.to / unit) as ({ b: number; g: string } & UsageTotals)[];
     const names = groupBy === 'key' ? new Map((this.prepare('SELECT id, name FROM api_keys').all() as { id: string; name: string }[]).map((k) => [k.id, k.name])) : null;
-    const unit = bucket === 'day' ? DAY_MS : HOUR_MS;
     const width = bucket === 'day' ? 10 : 13;
     return {
       bucket,
@@ -102,32 +95,33 @@ export class UsageQueries {
   }
 
   latency(range: UsageRange): LatencyRow[] {
+    const days = [range.from / DAY_MS, range.to / DAY_MS];
     const counts = this.prepare(
-      `SELECT hour / 24 AS day, provider, sum(requests) AS requests, sum(errors) AS errors FROM usage_hourly
-        WHERE hour >= ? AND hour < ? AND provider != '' GROUP BY 1, 2 ORDER BY 1, 2`,
-    ).all(range.from / HOUR_MS, range.to / HOUR_MS) as { day: number; provider: string; requests: number; errors: number }[];
-    const histogram = this.prepare('SELECT day, provider, bucket, requests FROM usage_latency_daily WHERE day >= ? AND day < ? ORDER BY day, provider, bucket').all(
-      Math.floor(range.from / DAY_MS),
-      Math.ceil(range.to / DAY_MS),
-    ) as { day: number; provider: string; bucket: number; requests: number }[];
-    const byDayProvider = new Map<string, { bucket: number; requests: number }[]>();
-    for (const row of histogram) {
-      const key = `${row.day}|${row.provider}`;
-      let list = byDayProvider.get(key);
-      if (!list) byDayProvider.set(key, (list = []));
-      list.push(row);
-    }
+      `SELECT day, provider, sum(requests) AS requests, sum(errors) AS errors FROM usage_daily
+        WHERE day >= ? AND day < ? AND provider != '' GROUP BY 1, 2 ORDER BY 1, 2`,
+    ).all(...days) as { day: number; provider: string; requests: number; errors: number }[];
+    // The nearest-rank percentile is the first bucket whose running count reaches p × n: computed in
+    // SQLite over the histogram, so only one row per day and provider comes back.
+    const percentiles = this.prepare(
+      `SELECT day, provider, min(CASE WHEN seen >= max(1, ceil(0.5 * n)) THEN bucket END) AS p50,
+              min(CASE WHEN seen >= max(1, ceil(0.95 * n)) THEN bucket END) AS p95
+         FROM (SELECT day, provider, bucket,
+                      sum(requests) OVER (PARTITION BY day, provider ORDER BY bucket) AS seen,
+                      sum(requests) OVER (PARTITION BY day, provider) AS n
+                 FROM usage_latency_daily WHERE day >= ? AND day < ?)
+        GROUP BY day, provider`,
+    ).all(...days) as { day: number; provider: string; p50: number; p95: number }[];
+    const byDayProvider = new Map(percentiles.map((row) => [`${row.day}|${row.provider}`, row]));
     return counts.map((row) => {
-      const buckets = byDayProvider.get(`${row.day}|${row.provider}`) ?? [];
-      const succeeded = buckets.reduce((sum, b) => sum + b.requests, 0);
+      const p = byDayProvider.get(`${row.day}|${row.provider}`);
       return {
         day: new Date(row.day * DAY_MS).toISOString().slice(0, 10),
         provider: row.provider,
         requests: row.requests,
         errors: row.errors,
         error_rate: row.requests ? row.errors / row.requests : 0,
-        p50_ms: histogramPercentile(buckets, succeeded, 0.5),
-        p95_ms: histogramPercentile(buckets, succeeded, 0.95),
+        p50_ms: p ? bucketUpperBound(p.p50) : null,
+        p95_ms: p ? bucketUpperBound(p.p95) : null,
       };
     });
   }

@@ -30,7 +30,7 @@ describe('the usage API the dashboard reads (/api/usage/*, /api/status)', () => 
     expect(totals.status).toBe(200);
     expect(totals.body).toMatchObject({ requests: 4, errors: 1 });
     expect(totals.body.total_tokens).toBeGreaterThan(0);
-    const byKey = await api('/usage/series?bucket=hour&group_by=key');
+    const byKey = await api(`/usage/series?bucket=hour&group_by=key&from=${today()}&to=${today()}`);
     expect(byKey.body.data.reduce((sum: number, p: { requests: number }) => sum + p.requests, 0)).toBe(4);
     expect(byKey.body.data[0]).toMatchObject({ key_name: 'default', bucket: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}$/) });
     const byModel = await api('/usage/series?group_by=model');
@@ -63,7 +63,7 @@ describe('the usage API the dashboard reads (/api/usage/*, /api/status)', () => 
       ['/usage/totals?from=2026-02-30', 'from'],
       ['/usage/totals?from=2026-11-10&to=2026-11-01', 'to'],
       ['/usage/series?bucket=week', 'bucket'],
-      ['/usage/series?bucket=hour&from=2026-01-01&to=2026-03-01', 'bucket'],
+      ['/usage/series?bucket=hour&from=2026-01-01&to=2026-01-08', 'bucket'],
       ['/usage/series?group_by=colour', 'group_by'],
       ['/usage/log?status=bad', 'status'],
       ['/usage/log?limit=0', 'limit'],

@@ -62,7 +62,9 @@ describe('usage queries on 20,000 generated rows equal a straightforward SQL com
     const cases = [
       { bucket: 'day', groupBy: 'provider', b: "strftime('%Y-%m-%d', ts / 1000, 'unixepoch')", g: 'provider', range: { from: FROM, to: TO } },
       { bucket: 'day', groupBy: 'model', b: "strftime('%Y-%m-%d', ts / 1000, 'unixepoch')", g: "provider || '/' || model", range: { from: FROM, to: TO } },
+      { bucket: 'day', groupBy: 'key', b: "strftime('%Y-%m-%d', ts / 1000, 'unixepoch')", g: 'key_id', range: { from: FROM + 3 * DAY, to: FROM + 25 * DAY } },
       { bucket: 'hour', groupBy: 'key', b: "strftime('%Y-%m-%dT%H', ts / 1000, 'unixepoch')", g: 'key_id', range: { from: FROM + 3 * DAY, to: FROM + 5 * DAY } },
+      { bucket: 'hour', groupBy: 'model', b: "strftime('%Y-%m-%dT%H', ts / 1000, 'unixepoch')", g: "provider || '/' || model", range: { from: FROM + 3 * DAY, to: FROM + 5 * DAY } },
     ] as const;
     for (const c of cases) {
       const raw = db
@@ -149,7 +151,7 @@ describe('usage queries on 20,000 generated rows equal a straightforward SQL com
     db.close();
     // Back to schema 4 (no rollups, no route_reason), as a database from before this version.
     const old = new Database(join(dir, 'patchbay.db'));
-    old.exec(`DROP TRIGGER usage_rollups; DROP TABLE usage_hourly; DROP TABLE usage_latency_daily;
+    old.exec(`DROP TRIGGER usage_rollups; DROP TABLE usage_daily; DROP TABLE usage_daily_keys; DROP TABLE usage_hourly; DROP TABLE usage_hourly_keys; DROP TABLE usage_latency_daily;
       DROP INDEX usage_request_id; DROP INDEX usage_provider_ts; DROP INDEX usage_model_ts; DROP INDEX usage_status_ts;
       ALTER TABLE usage DROP COLUMN route_reason; PRAGMA user_version = 4;`);
     old.close();
