@@ -144,4 +144,13 @@ describe('live events on GET /api/events (SSE)', () => {
     for (let i = 0; i < 100 && pb.patchbay.events.subscriberCount > before; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(pb.patchbay.events.subscriberCount).toBe(before);
   });
+
+  it('an open event stream does not hold up shutdown (the 30 s grace is for requests)', async () => {
+    const other = await startPatchbay({ env: {} });
+    const stream = await openEvents(other);
+    const started = Date.now();
+    await other.stop();
+    expect(Date.now() - started).toBeLessThan(5000);
+    stream.close();
+  });
 });
