@@ -19,6 +19,8 @@ import { KeychainSecretStore } from '../secrets/keychain-secret-store.ts';
 import { closeTokenCounter } from '../tokens/count-tokens.ts';
 import { openDatabase, type PatchbayDatabase } from '../usage/open-database.ts';
 import { UsageStore } from '../usage/usage-store.ts';
+import { EventHub } from '../events/event-hub.ts';
+import { connectEvents } from '../events/connect-events.ts';
 
 /** How long a shutdown waits for in-flight requests before cutting them. */
 export const SHUTDOWN_GRACE_MS = 30_000;
@@ -53,6 +55,8 @@ export interface Patchbay {
   usage: UsageStore;
   health: HealthTracker;
   management: ManagementService;
+  /** Live events (request, breaker, key_cap, routing) for GET /api/events. */
+  events: EventHub;
   /** The management API's credential (also in DATA_DIR/admin-token). */
   adminToken: string;
   /** The key created on a first start with no keys: shown once, never stored in clear. */
@@ -75,7 +79,8 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   setUpstreamLimits(options.limits);
   const db = openDatabase(options.dataDir);
   const keys = new KeyStore(db);
-  const usage = new UsageStore(db, log, { writerThread: true });
+  const events = new EventHub();
+  const usage = new UsageStore(db, log, { writerThread: true, events: { hub: events, keyName: (id) => keys.get(id)?.name ?? null } });
   const secrets = new KeychainSecretStore(options.env ?? process.env, options.keychainService);
   const keychainNotice = secrets.unavailableNotice();
   if (keychainNotice) log(keychainNotice);
@@ -86,7 +91,21 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   const hostGuard = new HostGuard({ allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins, listenHost: host });
   const limiter = new KeyLimiter((keyId, monthStart) => usage.keyTotalsSince(keyId, monthStart));
   const configPath = options.configPath ?? join(options.dataDir, 'config.json');
-  const management = new ManagementService({ config, configPath, catalog, router, keys, usage, secrets, health, version: readVersion(), startedAt: Date.now() });
+  connectEvents(events, health, limiter);
+  const management = new ManagementService({
+    config,
+    configPath,
+    catalog,
+    router,
+    keys,
+    usage,
+    secrets,
+    health,
+    events,
+    version: readVersion(),
+    startedAt: Date.now(),
+    onRoutingChange: (routing) => events.emit('routing', routing),
+  });
   const adminToken = loadAdminToken(options.dataDir);
   // In memory only: restarting Patchbay signs every dashboard out.
   const sessions = new DashboardSessions({ now: options.dashboard?.now });
@@ -112,6 +131,7 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   const port = (server.address() as AddressInfo).port;
   const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   const url = `http://${urlHost}:${port}`;
+  management.setBaseUrl(`${url}/v1`);
   // Lets the CLI find this server and manage it through its API while it runs.
   const serverFile = join(options.dataDir, 'server.json');
   writeFileSync(serverFile, JSON.stringify({ url, pid: process.pid }), { mode: 0o600 });
@@ -121,6 +141,7 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
     url,
     adminToken,
     management,
+    events,
     host,
     port,
     config,
@@ -138,6 +159,7 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
         const sweep = setInterval(() => server.closeIdleConnections(), 50);
         const deadline = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
         rmSync(serverFile, { force: true });
+        events.close();
         server.close(async () => {
           clearInterval(sweep);
           clearTimeout(deadline);

@@ -10,8 +10,13 @@ import {
   providerSecretSchema,
   providerSettingsSchema,
   routingSettingsSchema,
+  usageLatencyQuerySchema,
+  usageLogQuerySchema,
   usageQuerySchema,
+  usageSeriesQuerySchema,
+  usageTotalsQuerySchema,
 } from '../management/management-schemas.ts';
+import { serveEvents } from './serve-events.ts';
 import type { ManagementService } from '../management/management-service.ts';
 import { clearedSessionCookie, readSessionCookies, sessionCookie, type DashboardSessions } from './dashboard-sessions.ts';
 import { readJsonBody } from './read-json-body.ts';
@@ -180,6 +185,18 @@ export function createApiRouter(deps: ApiDeps): express.Router {
     const q = query(req);
     return management.usageRequests(q.month, q.limit);
   }));
+  router.get('/usage/totals', json((req) => management.usageTotals(validateBody(usageTotalsQuerySchema, { ...req.query }))));
+  router.get('/usage/series', json((req) => management.usageSeries(validateBody(usageSeriesQuerySchema, { ...req.query }))));
+  router.get('/usage/latency', json((req) => management.usageLatency(validateBody(usageLatencyQuerySchema, { ...req.query }))));
+  router.get('/usage/log', json((req) => management.usageLog(validateBody(usageLogQuerySchema, { ...req.query }))));
+  router.get('/usage/log/:request_id', json((req) => management.usageRequest(param(req, 'request_id'))));
+  router.get('/events', (req: Request, res: Response) => {
+    try {
+      serveEvents(req, res, (listener, onClose) => management.subscribeEvents(listener, onClose));
+    } catch (error) {
+      renderError(res, error, deps.log);
+    }
+  });
   router.get('/usage/export', async (req: Request, res: Response) => {
     try {
       const q = query(req);

@@ -1,4 +1,5 @@
 import { RateLimitError } from '../errors/patchbay-error.ts';
+import type { KeyCapEvent } from '../events/event-hub.ts';
 import type { ApiKeyRecord } from './key-store.ts';
 import { SlidingLog } from './sliding-log.ts';
 
@@ -26,6 +27,23 @@ interface KeyWindow {
   usedUsd: number;
   reservedTokens: number;
   reservedUsd: number;
+  /** Cap thresholds already announced this month (CAP_NOTICE bits). */
+  capNotices: number;
+}
+
+/** One bit per cap and threshold, so each is announced once per key and month. */
+const CAP_NOTICE = { tokens80: 1, tokens100: 2, usd80: 4, usd100: 8 } as const;
+
+/** The thresholds `used` has reached (at start-up: what was crossed before, not to be announced again). */
+function reachedNotices(key: ApiKeyRecord, usedTokens: number, usedUsd: number): number {
+  let bits = 0;
+  const tokenCap = key.monthlyTokenCap;
+  const usdCap = key.monthlyUsdCap;
+  if (tokenCap !== null && usedTokens >= 0.8 * tokenCap) bits |= CAP_NOTICE.tokens80;
+  if (tokenCap !== null && usedTokens >= tokenCap) bits |= CAP_NOTICE.tokens100;
+  if (usdCap !== null && usedUsd >= 0.8 * usdCap) bits |= CAP_NOTICE.usd80;
+  if (usdCap !== null && usedUsd >= usdCap) bits |= CAP_NOTICE.usd100;
+  return bits;
 }
 
 /**
@@ -42,6 +60,8 @@ export class KeyLimiter {
   private readonly windows = new Map<string, KeyWindow>();
   private readonly clock: () => number;
   private monthUsage: (keyId: string, monthStart: number) => { tokens: number; usd: number };
+  /** Told once per key, cap, threshold (80 %, 100 %) and month (the dashboard's live `key_cap` event). */
+  onCap: ((event: KeyCapEvent) => void) | null = null;
 
   constructor(monthUsage: (keyId: string, monthStart: number) => { tokens: number; usd: number }, clock: () => number = Date.now) {
     this.monthUsage = monthUsage;
@@ -63,6 +83,7 @@ export class KeyLimiter {
         // Requests in flight across the month boundary settle into the old month's window, not this one.
         reservedTokens: 0,
         reservedUsd: 0,
+        capNotices: reachedNotices(key, used.tokens, used.usd),
       };
       this.windows.set(key.id, window);
     }
@@ -87,12 +108,15 @@ export class KeyLimiter {
     const now = this.clock();
     const window = this.window(key, now);
     if (key.monthlyTokenCap !== null && window.usedTokens + window.reservedTokens + estimate.tokens > key.monthlyTokenCap) {
+      // The cap stops requests before usage reaches it, so the first refusal is when the key hits it.
+      this.announce(key, window, CAP_NOTICE.tokens100 | reachedNotices(key, window.usedTokens, window.usedUsd));
       throw new RateLimitError(
         `This key has reached its monthly token cap of ${key.monthlyTokenCap} tokens (${window.usedTokens} used this month${window.reservedTokens ? `, ${window.reservedTokens} reserved by requests in flight` : ''}; this request needs up to ${estimate.tokens}). Raise the cap or wait for next month.`,
         'insufficient_quota',
       );
     }
     if (key.monthlyUsdCap !== null && window.usedUsd + window.reservedUsd + estimate.costUsd > key.monthlyUsdCap) {
+      this.announce(key, window, CAP_NOTICE.usd100 | reachedNotices(key, window.usedTokens, window.usedUsd));
       throw new RateLimitError(
         `This key has reached its monthly spend cap of $${key.monthlyUsdCap} ($${window.usedUsd.toFixed(4)} used this month; this request may cost up to $${estimate.costUsd.toFixed(4)}). Raise the cap or wait for next month.`,
         'insufficient_quota',
@@ -130,9 +154,28 @@ export class KeyLimiter {
         if (current === window) {
           window.usedTokens += actual.tokens;
           window.usedUsd += actual.costUsd;
+          if (this.onCap !== null) this.announce(key, window, reachedNotices(key, window.usedTokens, window.usedUsd));
         }
       },
     };
+  }
+
+  /** Announces the thresholds in `reached` not yet announced this month, 80 % before 100 %. */
+  private announce(key: ApiKeyRecord, window: KeyWindow, reached: number): void {
+    const fresh = reached & ~window.capNotices;
+    if (fresh === 0) return;
+    window.capNotices |= fresh;
+    if (this.onCap === null) return;
+    const month = new Date(window.monthStart).toISOString().slice(0, 7);
+    const notices: [number, KeyCapEvent['cap'], KeyCapEvent['threshold'], number, number | null][] = [
+      [CAP_NOTICE.tokens80, 'tokens', 80, window.usedTokens, key.monthlyTokenCap],
+      [CAP_NOTICE.tokens100, 'tokens', 100, window.usedTokens, key.monthlyTokenCap],
+      [CAP_NOTICE.usd80, 'usd', 80, window.usedUsd, key.monthlyUsdCap],
+      [CAP_NOTICE.usd100, 'usd', 100, window.usedUsd, key.monthlyUsdCap],
+    ];
+    for (const [bit, cap, threshold, used, limit] of notices) {
+      if (fresh & bit && limit !== null) this.onCap({ key_id: key.id, key_name: key.name, cap, threshold, used, limit, month });
+    }
   }
 
   private headersFor(key: ApiKeyRecord, window: KeyWindow, now: number, headers: Record<string, string> = {}): Record<string, string> {

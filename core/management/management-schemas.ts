@@ -77,3 +77,37 @@ export const usageQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(10_000).optional(),
   format: z.enum(['csv', 'json']).optional(),
 });
+
+const utcDay = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a UTC date such as 2026-11-30')
+  .refine((v) => {
+    // Date.parse rolls 2026-02-30 over to March and rejects month 13: only a date that survives unchanged is real.
+    const ms = Date.parse(`${v}T00:00:00Z`);
+    return !Number.isNaN(ms) && new Date(ms).toISOString().startsWith(v);
+  }, 'is not a date in the calendar');
+/** Usage queries take whole UTC days, both inclusive; each defaults to this month's first or last day. */
+const usageRange = { from: utcDay.optional(), to: utcDay.optional() };
+
+export const usageTotalsQuerySchema = z.strictObject(usageRange);
+export const usageLatencyQuerySchema = z.strictObject(usageRange);
+export const usageSeriesQuerySchema = z.strictObject({
+  ...usageRange,
+  bucket: z.enum(['day', 'hour']).optional(),
+  group_by: z.enum(['provider', 'model', 'key']).optional(),
+});
+export const usageLogQuerySchema = z.strictObject({
+  ...usageRange,
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+  cursor: z.string().min(1).max(100).optional(),
+  status: z
+    .string()
+    .regex(/^(ok|error|[1-5]\d\d)$/, 'must be ok, error or an HTTP status such as 429')
+    .transform((v): 'ok' | 'error' | number => (v === 'ok' || v === 'error' ? v : Number(v)))
+    .optional(),
+  model: z.string().min(1).max(200).optional(),
+  provider: z.string().min(1).max(100).optional(),
+  key_id: z.string().min(1).max(100).optional(),
+});
+export type UsageLogQuery = z.infer<typeof usageLogQuerySchema>;
+export type UsageRangeQuery = z.infer<typeof usageTotalsQuerySchema>;

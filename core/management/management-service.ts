@@ -8,12 +8,15 @@ import { listManagedModels, type ManagedModel } from './list-managed-models.ts';
 import { InvalidRequestError, PatchbayError } from '../errors/patchbay-error.ts';
 import type { ApiKeyRecord, KeyStore } from '../keys/key-store.ts';
 import { testCredential, type CredentialTest } from '../providers/test-credential.ts';
-import type { HealthTracker } from '../routing/health-tracker.ts';
+import { summarizeProvider, type HealthTracker } from '../routing/health-tracker.ts';
 import type { KeychainSecretStore } from '../secrets/keychain-secret-store.ts';
 import { startOfMonth } from '../keys/key-limiter.ts';
 import { currentMonth, monthRange, type UsageStore } from '../usage/usage-store.ts';
-import type { KeySettingsInput, NewProviderInput, ProviderSettingsInput, RoutingSettingsInput } from './management-schemas.ts';
+import type { KeySettingsInput, NewProviderInput, ProviderSettingsInput, RoutingSettingsInput, UsageLogQuery, UsageRangeQuery } from './management-schemas.ts';
+import { decodeCursor, type UsageRange } from '../usage/usage-queries.ts';
+import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, UsageSeries, UsageTotals } from '../usage/usage-views.ts';
 import { toCsv } from './to-csv.ts';
+import type { EventHub, EventListener } from '../events/event-hub.ts';
 
 export interface KeyView {
   id: string;
@@ -46,6 +49,25 @@ export interface ProviderView {
   notice: string | null;
 }
 
+/** One provider on the status page: its breaker and health over the health window, across its endpoints. */
+export interface ProviderStatus {
+  name: string;
+  enabled: boolean;
+  key_source: 'env' | 'keychain' | 'none';
+  requires_key: boolean;
+  /** A secret exists but is not sent: the base URL moved to another origin since it was set. */
+  secret_withheld: boolean;
+  /** The worst state among the provider's endpoints. */
+  breaker: 'closed' | 'open' | 'half_open';
+  latency_p50_ms: number | null;
+  error_rate: number | null;
+  samples: number;
+}
+
+const DAY_MS = 86_400_000;
+/** An hourly series covers at most this many days (168 points per group): a chart has no room for more. */
+const MAX_HOURLY_DAYS = 7;
+
 export interface ManagementDeps {
   config: PatchbayConfig;
   configPath: string;
@@ -59,6 +81,8 @@ export interface ManagementDeps {
   health: HealthTracker;
   version: string;
   startedAt: number;
+  /** Live events for GET /api/events. */
+  events?: EventHub;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -69,6 +93,8 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
  */
 export class ManagementService {
   private readonly deps: ManagementDeps;
+  /** The /v1 base URL clients use, known once the server listens. */
+  private baseUrl: string | null = null;
 
   constructor(deps: ManagementDeps) {
     this.deps = deps;
@@ -290,14 +316,92 @@ export class ManagementService {
     return format === 'json' ? JSON.stringify(rows, null, 2) : toCsv(rows);
   }
 
+  /** Whole UTC days, both inclusive, as instants (`to` exclusive); each side defaults to this month. */
+  private usageRange(query: UsageRangeQuery): UsageRange {
+    const { from: monthFrom, to: monthTo } = monthRange(currentMonth());
+    const from = query.from ? Date.parse(`${query.from}T00:00:00Z`) : monthFrom;
+    const to = query.to ? Date.parse(`${query.to}T00:00:00Z`) + DAY_MS : monthTo;
+    if (to <= from) throw new InvalidRequestError(`Invalid 'to': ${query.to ?? 'the end of this month'} is before 'from' (${query.from ?? 'the start of this month'}).`, 'to');
+    return { from, to };
+  }
+
+  usageTotals(query: UsageRangeQuery): UsageTotals {
+    return this.deps.usage.totals(this.usageRange(query));
+  }
+
+  usageSeries(query: UsageRangeQuery & { bucket?: SeriesBucket; group_by?: SeriesGroup }): UsageSeries {
+    const range = this.usageRange(query);
+    const bucket = query.bucket ?? 'day';
+    if (bucket === 'hour' && range.to - range.from > MAX_HOURLY_DAYS * DAY_MS) {
+      throw new InvalidRequestError(`Invalid 'bucket': an hourly series covers at most ${MAX_HOURLY_DAYS} days; narrow 'from' and 'to' or use bucket=day.`, 'bucket');
+    }
+    return this.deps.usage.series(range, bucket, query.group_by ?? 'provider');
+  }
+
+  usageLatency(query: UsageRangeQuery): { data: LatencyRow[] } {
+    return { data: this.deps.usage.latency(this.usageRange(query)) };
+  }
+
+  usageLog(query: UsageLogQuery): RequestLogPage {
+    const cursor = query.cursor === undefined ? null : decodeCursor(query.cursor);
+    if (query.cursor !== undefined && cursor === null) {
+      throw new InvalidRequestError("Invalid 'cursor': pass the next_cursor of the previous page unchanged, or leave it out for the first page.", 'cursor');
+    }
+    const filter = { status: query.status, model: query.model, provider: query.provider, keyId: query.key_id };
+    return this.deps.usage.requestLog(this.usageRange(query), filter, query.limit ?? 50, cursor);
+  }
+
+  usageRequest(requestId: string): RequestRow {
+    const row = this.deps.usage.request(requestId);
+    if (!row) {
+      throw new PatchbayError(`No request has the id "${requestId}" (the X-Patchbay-Request-Id header of its answer).`, {
+        status: 404,
+        type: 'invalid_request_error',
+        code: 'request_not_found',
+        param: 'request_id',
+      });
+    }
+    return row;
+  }
+
+  setBaseUrl(url: string): void {
+    this.baseUrl = url;
+  }
+
+  /** Live events (GET /api/events); returns the unsubscribe function. */
+  subscribeEvents(listener: EventListener, onClose: () => void): () => void {
+    if (!this.deps.events) throw new PatchbayError('Live events are not available in this mode.', { status: 404, type: 'invalid_request_error', code: 'unknown_url' });
+    return this.deps.events.subscribe(listener, onClose);
+  }
+
+  private providerStatuses(): ProviderStatus[] {
+    return [...this.deps.config.providers.values()].map((p) => {
+      const health = summarizeProvider(this.deps.health, p.name);
+      return {
+        name: p.name,
+        enabled: p.enabled,
+        key_source: this.deps.secrets.source(p),
+        requires_key: p.requiresKey,
+        secret_withheld: this.deps.secrets.withheldReason(p) !== null,
+        breaker: health.breaker === 'half-open' ? 'half_open' : health.breaker,
+        latency_p50_ms: health.latencyP50,
+        error_rate: health.errorRate,
+        samples: health.samples,
+      };
+    });
+  }
+
   status() {
     return {
       status: 'ok',
       version: this.deps.version,
+      base_url: this.baseUrl,
+      providers: this.providerStatuses(),
       uptime_s: Math.round((Date.now() - this.deps.startedAt) / 1000),
       keychain: this.deps.secrets.available ? 'available' : 'unavailable',
       memory_mb: Object.fromEntries(Object.entries(process.memoryUsage()).map(([k, v]) => [k, Math.round(v / 1e5) / 10])),
       strategy: this.deps.config.strategy,
+      paused: this.deps.config.paused,
       endpoints: this.deps.health.snapshot(),
     };
   }

@@ -66,6 +66,8 @@ export class HealthTracker {
   private readonly settings: HealthSettings;
   private readonly clock: () => number;
   private readonly inCatalog: (id: string) => boolean;
+  /** Told when an endpoint's breaker changes state (the dashboard's live `breaker` event). */
+  onBreakerChange: ((endpointId: string, state: BreakerState, at: number) => void) | null = null;
 
   /** `inCatalog` tells catalog endpoints (kept) from pass-through ids (expiring); without it every entry is kept. */
   constructor(settings: HealthSettings, clock: () => number = Date.now, inCatalog: (id: string) => boolean = () => true) {
@@ -107,6 +109,7 @@ export class HealthTracker {
 
   record(id: string, outcome: Outcome, countsAgainstBreaker = !outcome.ok): void {
     const record = this.entry(id);
+    const before = record.breaker.state;
     record.outcomes.push(outcome);
     count(record, outcome, 1);
     while (record.outcomes.length > this.settings.windowSize) count(record, record.outcomes.shift()!, -1);
@@ -114,6 +117,7 @@ export class HealthTracker {
     else if (countsAgainstBreaker) recordFailure(record.breaker, this.settings, outcome.at);
     // A failure that does not count (a 429) ends a half-open probe without deciding it: free the slot for the next one.
     else record.breaker.probing = false;
+    if (record.breaker.state !== before) this.onBreakerChange?.(id, record.breaker.state, outcome.at);
   }
 
   /** A 429 with a retry window: skip the endpoint until the window ends. */
@@ -127,7 +131,10 @@ export class HealthTracker {
     if (!record) return true;
     const now = this.clock();
     if (record.rateLimitedUntil !== null && record.rateLimitedUntil > now) return false;
-    return admit(record.breaker, this.settings, now, claimProbe);
+    const before = record.breaker.state;
+    const admitted = admit(record.breaker, this.settings, now, claimProbe);
+    if (record.breaker.state !== before) this.onBreakerChange?.(id, record.breaker.state, now);
+    return admitted;
   }
 
   /** Gives back a probe slot that was claimed but not used (the request went elsewhere). */
@@ -145,15 +152,28 @@ export class HealthTracker {
     while (outcomes.length > 0 && now - outcomes[0].at > this.settings.windowMs) count(record, outcomes.shift()!, -1);
     const samples = outcomes.length;
     const successes = record.successes;
+    const before = record.breaker.state;
+    const breaker = currentState(record.breaker, this.settings, now);
+    if (breaker !== before) this.onBreakerChange?.(id, breaker, now);
     return {
       samples,
       successes,
       successRate: (successes + 1) / (samples + 2),
       latencyP50: median(record.latencies),
       firstByteP50: median(record.firstBytes),
-      breaker: currentState(record.breaker, this.settings, now),
+      breaker,
       rateLimitedUntil: record.rateLimitedUntil !== null && record.rateLimitedUntil > now ? record.rateLimitedUntil : null,
     };
+  }
+
+  endpointIds(): IterableIterator<string> {
+    return this.endpoints.keys();
+  }
+
+  /** The successful latencies in the window (JSON answers and streams' first chunks), unsorted. */
+  latencies(id: string): number[] {
+    const record = this.endpoints.get(id);
+    return record ? [...record.latencies, ...record.firstBytes] : [];
   }
 
   /** Every endpoint with history, for the status endpoint and the dashboard. */
@@ -162,6 +182,29 @@ export class HealthTracker {
     for (const [id, record] of this.endpoints) out[id] = { ...this.health(id), consecutiveFailures: record.breaker.consecutiveFailures };
     return out;
   }
+}
+
+/**
+ * One provider's window across its endpoints (ids "provider/model"), for the status page: samples,
+ * error rate, the median of every successful latency (time to first chunk for streams), and the
+ * worst breaker state among its endpoints.
+ */
+export function summarizeProvider(tracker: HealthTracker, provider: string): { samples: number; errorRate: number | null; latencyP50: number | null; breaker: BreakerState } {
+  const prefix = `${provider}/`;
+  let samples = 0;
+  let successes = 0;
+  let breaker: BreakerState = 'closed';
+  const latencies: number[] = [];
+  for (const id of tracker.endpointIds()) {
+    if (!id.startsWith(prefix)) continue;
+    const health = tracker.health(id);
+    samples += health.samples;
+    successes += health.successes;
+    if (health.breaker === 'open' || (health.breaker === 'half-open' && breaker === 'closed')) breaker = health.breaker;
+    latencies.push(...tracker.latencies(id));
+  }
+  latencies.sort((a, b) => a - b);
+  return { samples, errorRate: samples ? (samples - successes) / samples : null, latencyP50: median(latencies), breaker };
 }
 
 /** Adds (+1) or removes (-1) one outcome's share of the window's running figures. */

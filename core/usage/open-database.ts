@@ -4,6 +4,31 @@ import { join } from 'node:path';
 
 export type PatchbayDatabase = Database.Database;
 
+const LATENCY_BUCKET = (column: string) => `CAST(ceil(log2(max(${column}, 1)) * 8) AS INTEGER)`;
+
+/** A rollup of usage sums per time unit and dimensions, filled from the rows already there. */
+function rollupTable(table: string, unit: string, unitExpression: string, dimensions: string[]): string {
+  return `CREATE TABLE ${table} (
+     ${unit} INTEGER NOT NULL, ${dimensions.map((d) => `${d} TEXT NOT NULL`).join(', ')},
+     requests INTEGER NOT NULL, errors INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL,
+     total_tokens INTEGER NOT NULL, cost_usd REAL NOT NULL,
+     PRIMARY KEY (${unit}, ${dimensions.join(', ')})
+   ) WITHOUT ROWID;
+   INSERT INTO ${table}
+     SELECT ${unitExpression}, ${dimensions.map((d) => `coalesce(${d}, '')`).join(', ')}, count(*), sum(status >= 400),
+            sum(prompt_tokens), sum(completion_tokens), sum(total_tokens), sum(cost_usd)
+       FROM usage GROUP BY ${dimensions.map((_, i) => i + 1).concat(dimensions.length + 1).join(', ')};`;
+}
+
+/** The trigger's statement adding one new row to a rollup. */
+function rollupUpsert(table: string, unitExpression: string, dimensions: string[]): string {
+  return `INSERT INTO ${table} VALUES (${unitExpression}, ${dimensions.map((d) => `coalesce(NEW.${d}, '')`).join(', ')},
+       1, NEW.status >= 400, NEW.prompt_tokens, NEW.completion_tokens, NEW.total_tokens, NEW.cost_usd)
+     ON CONFLICT DO UPDATE SET requests = requests + 1, errors = errors + excluded.errors,
+       prompt_tokens = prompt_tokens + excluded.prompt_tokens, completion_tokens = completion_tokens + excluded.completion_tokens,
+       total_tokens = total_tokens + excluded.total_tokens, cost_usd = cost_usd + excluded.cost_usd;`;
+}
+
 /**
  * Each entry moves the schema one version forward; `user_version` records how far a file got.
  * Never edit a shipped entry: append a new one.
@@ -67,6 +92,45 @@ const MIGRATIONS: string[] = [
   // The last batch each usage writer thread committed, in the same transaction as its rows: if the
   // thread dies, the server replays only the batches after it (none twice). A row per running server.
   `CREATE TABLE usage_writers (token TEXT PRIMARY KEY, seq INTEGER NOT NULL);`,
+  // The dashboard's queries (docs: renderer/API.md). The request log pages newest first by (ts, id)
+  // under each of its filters; one request is found by its id. Rollups answer totals, series and
+  // latency percentiles from small tables instead of a scan of the usage table: one per grouping
+  // the dashboard shows, since a single table keyed by hour, provider, model and key would be
+  // nearly as large as the usage table itself. They are kept by a trigger, so every insert path
+  // (the writer thread, its main-thread fallback, the benchmark's generator) updates them in the
+  // transaction that inserts the rows. NULL provider, model and key are stored as '': SQLite never
+  // matches NULLs in a primary key, so upserts would duplicate.
+  // Latency buckets are log-scale, 8 per doubling (each ~9 % wide): bucket b holds latencies in
+  // (2^((b-1)/8), 2^(b/8)] ms, bucket 0 everything up to 1 ms.
+  `ALTER TABLE usage ADD COLUMN route_reason TEXT;
+   CREATE INDEX usage_request_id ON usage(request_id);
+   CREATE INDEX usage_provider_ts ON usage(provider, ts);
+   CREATE INDEX usage_model_ts ON usage(model, ts);
+   CREATE INDEX usage_status_ts ON usage(status, ts);
+   ${rollupTable('usage_daily', 'day', 'ts / 86400000', ['provider', 'model'])}
+   ${rollupTable('usage_daily_keys', 'day', 'ts / 86400000', ['key_id'])}
+   ${rollupTable('usage_hourly', 'hour', 'ts / 3600000', ['provider', 'model'])}
+   ${rollupTable('usage_hourly_keys', 'hour', 'ts / 3600000', ['key_id'])}
+   CREATE TABLE usage_latency_daily (
+     day INTEGER NOT NULL,
+     provider TEXT NOT NULL,
+     bucket INTEGER NOT NULL,
+     requests INTEGER NOT NULL,
+     PRIMARY KEY (day, provider, bucket)
+   ) WITHOUT ROWID;
+   INSERT INTO usage_latency_daily
+     SELECT ts / 86400000, provider, ${LATENCY_BUCKET('latency_ms')}, count(*)
+       FROM usage WHERE status < 400 AND provider IS NOT NULL GROUP BY 1, 2, 3;
+   CREATE TRIGGER usage_rollups AFTER INSERT ON usage BEGIN
+     ${rollupUpsert('usage_daily', 'NEW.ts / 86400000', ['provider', 'model'])}
+     ${rollupUpsert('usage_daily_keys', 'NEW.ts / 86400000', ['key_id'])}
+     ${rollupUpsert('usage_hourly', 'NEW.ts / 3600000', ['provider', 'model'])}
+     ${rollupUpsert('usage_hourly_keys', 'NEW.ts / 3600000', ['key_id'])}
+     INSERT INTO usage_latency_daily
+       SELECT NEW.ts / 86400000, NEW.provider, ${LATENCY_BUCKET('NEW.latency_ms')}, 1
+        WHERE NEW.status < 400 AND NEW.provider IS NOT NULL
+     ON CONFLICT DO UPDATE SET requests = requests + 1;
+   END;`,
 ];
 
 /** Opens (creating if needed) the SQLite file in the data dir, in WAL mode, migrated to the latest schema. */

@@ -4,6 +4,10 @@ import type { AttemptReport } from '../errors/provider-error.ts';
 import type { PatchbayDatabase } from './open-database.ts';
 import { UsageBatchWriter, toRowValues, usageWriters, type ContentEntry, type RowValues } from './usage-batch-writer.ts';
 import type { WriterMessage, WriterThreadData } from './usage-writer-thread.ts';
+import type { EventHub } from '../events/event-hub.ts';
+import { recordToRequestRow } from './to-request-row.ts';
+import { UsageQueries, type LogFilter, type UsageRange } from './usage-queries.ts';
+import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, UsageSeries, UsageTotals } from './usage-views.ts';
 
 /** One request's metadata. Never content. */
 export interface UsageRecord {
@@ -28,6 +32,8 @@ export interface UsageRecord {
   latencyMs: number;
   firstByteMs: number | null;
   attempts: AttemptReport[];
+  /** Why routing chose this endpoint (X-Patchbay-Route-Reason), null when routing never ran. */
+  routeReason?: string | null;
 }
 
 export interface UsageTotalsRow {
@@ -71,6 +77,8 @@ export interface UsageStoreOptions {
    * batch over as one string. Otherwise (CLI, tests) commits run on the calling thread.
    */
   writerThread?: boolean;
+  /** Where a `request` event goes as each row is recorded, with the key's name for display. */
+  events?: { hub: EventHub; keyName: (keyId: string) => string | null };
 }
 
 /**
@@ -90,10 +98,13 @@ export class UsageStore {
   private readonly log: (message: string) => void;
   /** This store's writer thread's row in usage_writers (the last batch it committed). */
   private readonly writerToken = randomBytes(8).toString('hex');
+  private readonly events: NonNullable<UsageStoreOptions['events']> | null;
+  private queriesCache: UsageQueries | null = null;
 
   constructor(db: PatchbayDatabase, log: (message: string) => void = (message) => console.error(message), options: UsageStoreOptions = {}) {
     this.db = db;
     this.log = log;
+    this.events = options.events ?? null;
     if (options.writerThread && !db.memory) {
       const state = new SharedArrayBuffer(8);
       // The same kind of file as this one: TypeScript sources, or core/ compiled to JavaScript.
@@ -120,6 +131,9 @@ export class UsageStore {
 
   record(row: UsageRecord): void {
     this.queue.push(row);
+    if (this.events !== null && this.events.hub.listening) {
+      this.events.hub.emit('request', recordToRequestRow(row, row.keyId === null ? null : this.events.keyName(row.keyId)));
+    }
     if (this.queue.length >= USAGE_FLUSH_BATCH) this.send();
     else if (!this.timer) {
       this.timer = setTimeout(() => this.send(), USAGE_FLUSH_INTERVAL_MS);
@@ -232,6 +246,39 @@ export class UsageStore {
            FROM usage WHERE ts >= ? AND ts < ? GROUP BY 1 ORDER BY ${groupBy === 'day' ? '1' : 'cost_usd DESC, requests DESC'}`,
       )
       .all(fromMs, toMs) as (Omit<UsageTotalsRow, 'provider' | 'model'> & { group: string | null })[];
+  }
+
+  private get queries(): UsageQueries {
+    return (this.queriesCache ??= new UsageQueries(this.db));
+  }
+
+  /** Totals over a range (from the hourly rollup). */
+  totals(range: UsageRange): UsageTotals {
+    this.flush();
+    return this.queries.totals(range);
+  }
+
+  /** Per day or hour, per provider, model or key (from the hourly rollup). */
+  series(range: UsageRange, bucket: SeriesBucket, groupBy: SeriesGroup): UsageSeries {
+    this.flush();
+    return this.queries.series(range, bucket, groupBy);
+  }
+
+  /** Requests, error rate and latency percentiles per provider and day (from the rollups). */
+  latency(range: UsageRange): LatencyRow[] {
+    this.flush();
+    return this.queries.latency(range);
+  }
+
+  /** The request log, newest first, a page at a time. */
+  requestLog(range: UsageRange, filter: LogFilter, limit: number, cursor: { ts: number; id: number } | null): RequestLogPage {
+    this.flush();
+    return this.queries.log(range, filter, limit, cursor);
+  }
+
+  request(requestId: string): RequestRow | null {
+    this.flush();
+    return this.queries.request(requestId);
   }
 
   /** Rows between two instants, newest first. */

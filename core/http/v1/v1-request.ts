@@ -98,5 +98,6 @@ export function toUsageRecord(request: V1Request, routingFeeUsd: number): UsageR
     latencyMs: elapsedMs(request),
     firstByteMs: request.trace.firstByteMs,
     attempts: request.trace.attempts,
+    routeReason: request.trace.reason,
   };
 }

@@ -1,0 +1,77 @@
+import type { UsageRecord } from './usage-store.ts';
+import type { AttemptView, RequestRow } from './usage-views.ts';
+
+/** A row of the usage table as SQLite returns it, with the key's name joined in. */
+export interface StoredUsageRow {
+  ts: number;
+  request_id: string;
+  key_id: string | null;
+  key_name: string | null;
+  endpoint: string;
+  requested_model: string | null;
+  provider: string | null;
+  model: string | null;
+  strategy: string | null;
+  status: number;
+  error_type: string | null;
+  stream: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cost_usd: number;
+  latency_ms: number;
+  first_byte_ms: number | null;
+  route_reason: string | null;
+  attempts: string;
+}
+
+export function storedToRequestRow(row: StoredUsageRow): RequestRow {
+  return {
+    request_id: row.request_id,
+    ts: new Date(row.ts).toISOString(),
+    key_id: row.key_id,
+    key_name: row.key_name,
+    endpoint: row.endpoint,
+    requested_model: row.requested_model,
+    provider: row.provider,
+    model: row.model,
+    strategy: row.strategy,
+    status: row.status,
+    error_type: row.error_type,
+    stream: row.stream === 1,
+    prompt_tokens: row.prompt_tokens,
+    completion_tokens: row.completion_tokens,
+    total_tokens: row.total_tokens,
+    cost_usd: row.cost_usd,
+    latency_ms: row.latency_ms,
+    first_byte_ms: row.first_byte_ms,
+    route_reason: row.route_reason,
+    attempts: JSON.parse(row.attempts) as AttemptView[],
+  };
+}
+
+/** The row the live `request` event carries: the same shape the request log answers with. */
+export function recordToRequestRow(record: UsageRecord, keyName: string | null): RequestRow {
+  return {
+    request_id: record.requestId,
+    ts: new Date(record.ts).toISOString(),
+    key_id: record.keyId,
+    key_name: keyName,
+    endpoint: record.endpoint,
+    requested_model: record.requestedModel,
+    provider: record.provider,
+    model: record.model,
+    strategy: record.strategy,
+    status: record.status,
+    error_type: record.errorType,
+    stream: record.stream,
+    prompt_tokens: record.promptTokens,
+    completion_tokens: record.completionTokens,
+    total_tokens: record.totalTokens,
+    cost_usd: record.costUsd,
+    latency_ms: record.latencyMs,
+    first_byte_ms: record.firstByteMs,
+    route_reason: record.routeReason ?? null,
+    attempts: record.attempts satisfies AttemptView[],
+  };
+}

@@ -1,0 +1,78 @@
+// The usage queries' answers as the management API sends them (renderer/API.md). Types only, so
+// the dashboard can `import type` them (through core/management/management-views.ts).
+
+export interface AttemptView {
+  provider: string;
+  model: string;
+  status: number;
+  error_type: string | null;
+  message: string | null;
+  latency_ms: number;
+}
+
+/** One request of the request log (and of the live `request` event). */
+export interface RequestRow {
+  request_id: string;
+  ts: string;
+  key_id: string | null;
+  key_name: string | null;
+  endpoint: string;
+  requested_model: string | null;
+  provider: string | null;
+  model: string | null;
+  strategy: string | null;
+  status: number;
+  error_type: string | null;
+  stream: boolean;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cost_usd: number;
+  latency_ms: number;
+  first_byte_ms: number | null;
+  route_reason: string | null;
+  attempts: AttemptView[];
+}
+
+export interface UsageTotals {
+  requests: number;
+  errors: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cost_usd: number;
+}
+
+export type SeriesBucket = 'day' | 'hour';
+export type SeriesGroup = 'provider' | 'model' | 'key';
+
+export interface SeriesPoint extends UsageTotals {
+  /** "2026-11-01" (day) or "2026-11-01T13" (hour, UTC). */
+  bucket: string;
+  /** The provider, "provider/model", or the key id; null for requests without one. */
+  group: string | null;
+  /** The key's name when grouped by key (null for other groupings and for requests without a key). */
+  key_name: string | null;
+}
+
+export interface UsageSeries {
+  bucket: SeriesBucket;
+  group_by: SeriesGroup;
+  data: SeriesPoint[];
+}
+
+/** Latency percentiles come from a log-scale histogram and are exact to within one bucket (~9 %). */
+export interface LatencyRow {
+  day: string;
+  provider: string;
+  requests: number;
+  errors: number;
+  error_rate: number;
+  p50_ms: number | null;
+  p95_ms: number | null;
+}
+
+export interface RequestLogPage {
+  data: RequestRow[];
+  next_cursor: string | null;
+}
