@@ -10,7 +10,7 @@ const USAGE = `Usage:
   patchbay providers delete-key NAME
   patchbay providers test NAME         (a cheap authenticated call to the provider)`;
 
-export async function runProvidersCommand(args: string[], io: CliIo & { stdin?: () => Promise<string> }): Promise<number> {
+export async function runProvidersCommand(args: string[], io: CliIo): Promise<number> {
   const [action, ...rest] = args;
   if (!['list', 'set-key', 'delete-key', 'test'].includes(action ?? '')) throw new UsageError(USAGE);
   const { values, positionals } = parseCommand(rest, { json: { type: 'boolean' } });
