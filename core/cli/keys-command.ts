@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { keySettingsSchema } from '../management/management-schemas.ts';
 import type { KeyView } from '../management/management-service.ts';
+import { commandHelp } from './command-help.ts';
 import { connectManagement } from './connect-management.ts';
 import { formatTable } from './format-table.ts';
 import { parseCommand, UsageError, type CliIo } from './run-cli.ts';
@@ -15,13 +16,6 @@ const SETTING_FLAGS = {
   tpm: { type: 'string' },
   json: { type: 'boolean' },
 } as const;
-
-const USAGE = `Usage:
-  patchbay keys create --name NAME [--expires YYYY-MM-DD] [--models a,b] [--token-cap N] [--usd-cap USD] [--rpm N] [--tpm N]
-  patchbay keys update ID [the same flags; "none" clears a limit]
-  patchbay keys list [--json]
-  patchbay keys rotate ID      (prints the new key; the old one stops working at once)
-  patchbay keys revoke ID`;
 
 /**
  * Turns flags into the management API's key settings as it takes them on the wire (the expiry as
@@ -48,7 +42,7 @@ function settingsFrom(values: Record<string, string | boolean | undefined>): z.i
 
 export async function runKeysCommand(args: string[], io: CliIo): Promise<number> {
   const [action, ...rest] = args;
-  if (!['create', 'update', 'list', 'rotate', 'revoke'].includes(action ?? '')) throw new UsageError(USAGE);
+  if (!['create', 'update', 'list', 'rotate', 'revoke'].includes(action ?? '')) throw new UsageError(commandHelp('keys')!.trimEnd());
   const { values, positionals } = parseCommand(rest, SETTING_FLAGS);
   const id = positionals[0];
   if (['update', 'rotate', 'revoke'].includes(action!) && !id) throw new UsageError(`keys ${action} needs the key id (see "patchbay keys list").`);
