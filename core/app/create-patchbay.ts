@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { loadCatalog, type Catalog } from '../catalog/load-catalog.ts';
 import type { Protocol } from '../config/config-schema.ts';
@@ -16,6 +17,7 @@ import type { ProviderAdapter } from '../providers/provider-adapter.ts';
 import { ManagementService } from '../management/management-service.ts';
 import { HealthTracker } from '../routing/health-tracker.ts';
 import { loadAdminToken } from './admin-token.ts';
+import { reachableHostNames, resolveListenAddresses } from './listen-addresses.ts';
 import { Router } from '../routing/router.ts';
 import { seedHealth } from '../routing/seed-health.ts';
 import { KeychainSecretStore } from '../secrets/keychain-secret-store.ts';
@@ -41,7 +43,12 @@ export interface PatchbayOptions {
 }
 
 export interface Patchbay {
+  /** The URL for use on this machine (loopback when listening on all interfaces). */
   url: string;
+  /** Every URL it answers at: `url`, then the network addresses when listening on 0.0.0.0 or ::. */
+  urls: string[];
+  /** True when listening beyond loopback: other machines can reach the API. */
+  exposed: boolean;
   host: string;
   port: number;
   config: PatchbayConfig;
@@ -80,7 +87,8 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   const health = new HealthTracker({ ...config.breaker, windowSize: config.healthWindow.size, windowMs: config.healthWindow.maxAgeMs });
   seedHealth(health, db, config.healthWindow.maxAgeMs);
   const router = new Router({ catalog, config, secrets, adapters, health });
-  const hostGuard = new HostGuard({ allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins, listenHost: host });
+  const interfaces = networkInterfaces();
+  const hostGuard = new HostGuard({ allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins, listenHost: host, reachableAt: reachableHostNames(host, interfaces) });
   const limiter = new KeyLimiter((keyId, monthStart) => usage.keyTotalsSince(keyId, monthStart));
   const configPath = options.configPath ?? join(options.dataDir, 'config.json');
   const management = new ManagementService({ config, configPath, keys, usage, secrets, health, version: readVersion(), startedAt: Date.now() });
@@ -98,8 +106,7 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
     });
   });
   const port = (server.address() as AddressInfo).port;
-  const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
-  const url = `http://${urlHost}:${port}`;
+  const { url, urls, exposed } = resolveListenAddresses(host, port, interfaces);
   // Lets the CLI find this server and manage it through its API while it runs.
   const serverFile = join(options.dataDir, 'server.json');
   writeFileSync(serverFile, JSON.stringify({ url, pid: process.pid }), { mode: 0o600 });
@@ -107,6 +114,8 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   let closing: Promise<void> | null = null;
   return {
     url,
+    urls,
+    exposed,
     adminToken,
     management,
     host,
