@@ -17,6 +17,7 @@ import type { ProviderAdapter } from '../providers/provider-adapter.ts';
 import { ManagementService } from '../management/management-service.ts';
 import { HealthTracker } from '../routing/health-tracker.ts';
 import { loadAdminToken } from './admin-token.ts';
+import { tightenPermissions } from './tighten-permissions.ts';
 import { reachableHostNames, resolveListenAddresses } from './listen-addresses.ts';
 import { Router } from '../routing/router.ts';
 import { seedHealth } from '../routing/seed-health.ts';
@@ -71,6 +72,8 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   const log = options.log ?? ((message: string) => console.error(message));
   const config = loadConfigFile(options.configPath ?? join(options.dataDir, 'config.json'), { required: options.configPath !== undefined });
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  const permissionsNotice = tightenPermissions(options.dataDir);
+  if (permissionsNotice) log(permissionsNotice);
   const host = options.host ?? config.host;
   const catalog = loadCatalog(config.providers);
   const db = openDatabase(options.dataDir);
