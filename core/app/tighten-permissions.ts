@@ -1,8 +1,8 @@
 import { chmodSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Everything Patchbay keeps in its data dir: key hashes, usage, the admin token, provider settings. */
-const PRIVATE_FILES = ['patchbay.db', 'patchbay.db-wal', 'patchbay.db-shm', 'admin-token', 'server.json', 'config.json'];
+/** Everything Patchbay keeps in its data dir: key hashes, usage, the admin token, provider settings, the headless keyring's password (scripts/ensure-setup.js). */
+const PRIVATE_FILES = ['patchbay.db', 'patchbay.db-wal', 'patchbay.db-shm', 'admin-token', 'server.json', 'config.json', 'keyring-password'];
 
 /**
  * Makes the data dir 700 and Patchbay's files in it 600. mkdir and writeFile apply a mode only when
