@@ -8,14 +8,20 @@
 //
 // Steps: (1) a Node 22.18+ (else Node 24 from the npm registry's node-<platform>-<arch> package,
 // unpacked into .tools/node); (2) npm ci when node_modules is missing or older than the lockfile;
-// (3) the command, run by that Node.
+// (3) on Linux, the system packages of scripts/system-packages.js (a Secret Service for the keychain,
+// Chromium for the browser tests), installed with apt-get when run as root, else named in one line;
+// (4) the command, run by that Node (in a private D-Bus session with gnome-keyring where the
+// machine's session offers no Secret Service).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NODE_ENV, NODE_FLAGS } from '../bin/node-flags.js';
 import { ensureCoreBuilt } from './build-core.js';
+import { ensureRendererBuilt } from './build-renderer.js';
+import { planSystemPackages } from './system-packages.js';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const toolsDir = join(root, '.tools');
@@ -90,10 +96,61 @@ function hasCommand(name) {
   return spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
 }
 
+/** True when the session bus already offers the Secret Service (a desktop session's keyring). */
+function secretServiceRunning(env) {
+  if (!env.DBUS_SESSION_BUS_ADDRESS) return false;
+  if (!hasCommand('dbus-send')) return true; // cannot ask; trust the desktop session as before
+  const ask = (method) =>
+    spawnSync('dbus-send', ['--session', '--print-reply', '--dest=org.freedesktop.DBus', '/org/freedesktop/DBus', `org.freedesktop.DBus.${method}`], { encoding: 'utf8', timeout: 5000, env }).stdout ?? '';
+  return `${ask('ListNames')}${ask('ListActivatableNames')}`.includes('"org.freedesktop.secrets"');
+}
+
+/** Installs (apt-get, as root) or names what this machine lacks; exits when the mode cannot go on without it. */
+function ensureSystemPackages(mode, env) {
+  if (mode !== 'test' && mode !== 'start') return false;
+  const secretService = secretServiceRunning(env);
+  const plan = planSystemPackages({
+    platform: process.platform,
+    mode,
+    secretServiceRunning: secretService,
+    has: (probe) => (probe.command ? hasCommand(probe.command) : existsSync(probe.file)),
+    isRoot: process.getuid?.() === 0,
+    packageManager: ['apt-get', 'dnf', 'pacman'].find(hasCommand) ?? null,
+  });
+  if (plan.action === 'install') {
+    say(`Installing ${plan.packages.join(', ')} (apt-get) ...`);
+    const aptEnv = { ...env, DEBIAN_FRONTEND: 'noninteractive' };
+    for (const [command, ...args] of plan.steps) {
+      // Quiet unless it fails; then its output says why.
+      const result = spawnSync(command, args, { env: aptEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      if (result.status !== 0) {
+        process.stderr.write(`${result.stdout ?? ''}${result.stderr ?? ''}`.split('\n').slice(-15).join('\n'));
+        say(`"${command} ${args.join(' ')}" failed (exit ${result.status}); install ${plan.packages.join(' ')} yourself and run again.`);
+        process.exit(1);
+      }
+    }
+  } else if (plan.action === 'tell') {
+    say(plan.message);
+    if (plan.fatal) process.exit(1);
+  }
+  return secretService;
+}
+
+/** The data dir Patchbay will use (as core/config/data-dir.ts resolves it on Linux, plus --data-dir). */
+function dataDirFromArgs(args, env) {
+  const index = args.findIndex((arg) => arg === '--data-dir' || arg.startsWith('--data-dir='));
+  if (index !== -1) return args[index].includes('=') ? args[index].slice('--data-dir='.length) : args[index + 1];
+  if (env.PATCHBAY_HOME) return env.PATCHBAY_HOME;
+  return join(env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'patchbay');
+}
+
+const shellQuote = (part) => `'${String(part).replace(/'/g, `'\\''`)}'`;
+
 const [mode = 'test', ...rest] = process.argv.slice(2);
 const nodeBin = ensureNode();
 const env = { ...process.env, PATH: `${nodeBin}${process.platform === 'win32' ? ';' : ':'}${process.env.PATH ?? ''}` };
 ensureDependencies(env);
+const hasSecretService = ensureSystemPackages(mode, env);
 const node = join(nodeBin, 'node');
 
 // `npm start` and the benchmark run core/ compiled to JavaScript (see scripts/build-core.js); the
@@ -103,6 +160,14 @@ if (mode === 'start' || mode === 'bench') {
     env.PATCHBAY_DIST = ensureCoreBuilt(join(nodeBin, 'node'));
   } catch (error) {
     say(`${error.message}\nRunning the TypeScript sources instead.`);
+  }
+}
+// The dashboard (served at /ui/) is built when stale for the commands that serve or open it.
+if (mode === 'start' && (rest[0] === 'serve' || rest[0] === 'ui')) {
+  try {
+    ensureRendererBuilt(join(nodeBin, 'node'));
+  } catch (error) {
+    say(`The dashboard could not be built (${error.message}); the API works, /ui/ says how to build it.`);
   }
 }
 
@@ -119,14 +184,34 @@ else {
   process.exit(2);
 }
 
-// The keychain tests need a Secret Service. On a Linux without a session bus (CI, a container),
-// run the suite inside a private D-Bus session with an unlocked gnome-keyring, when both are installed.
-// The keyring lives in a fresh temporary folder, so the run never meets (or prompts for) a keyring
-// left by an earlier session, and never touches the user's own.
-if (mode === 'test' && process.platform === 'linux' && !env.DBUS_SESSION_BUS_ADDRESS && hasCommand('dbus-run-session') && hasCommand('gnome-keyring-daemon')) {
-  const quoted = command.map((part) => `'${part.replace(/'/g, `'\\''`)}'`).join(' ');
+// The keychain tests need a Secret Service. On a Linux whose session offers none (CI, a container),
+// run the suite inside a private D-Bus session with an unlocked gnome-keyring in a fresh temporary
+// folder, so the run never meets (or prompts for) a keyring left by an earlier session, and never
+// touches the user's own.
+const keychainPackages = process.platform === 'linux' && hasCommand('dbus-run-session') && hasCommand('gnome-keyring-daemon');
+if (mode === 'test' && process.platform === 'linux' && !hasSecretService && keychainPackages) {
   env.XDG_DATA_HOME = mkdtempSync(join(tmpdir(), 'patchbay-keyring-'));
-  command = ['dbus-run-session', '--', 'sh', '-c', `echo -n pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null; exec ${quoted}`];
+  command = ['dbus-run-session', '--', 'sh', '-c', `echo -n pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null; exec ${command.map(shellQuote).join(' ')}`];
+}
+
+// Patchbay on a Linux without a Secret Service (a server, a container): a private D-Bus session
+// with gnome-keyring whose keyring lives in DATA_DIR/keyring, unlocked with a random password kept
+// in DATA_DIR/keyring-password (0600). So "providers set-key" works and its secrets survive
+// restarts. That keyring is exactly as private as the data dir: whoever can read the data dir can
+// read the password and so the secrets (README "Development" says so).
+if (mode === 'start' && process.platform === 'linux' && !hasSecretService && keychainPackages) {
+  const dataDir = dataDirFromArgs(rest, env);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const passwordFile = join(dataDir, 'keyring-password');
+  if (!existsSync(passwordFile)) {
+    writeFileSync(passwordFile, randomBytes(32).toString('base64url'), { mode: 0o600, flag: 'wx' });
+    say(`No keychain (Secret Service) in this session: provider keys you store with "providers set-key" go to a gnome-keyring in ${join(dataDir, 'keyring')}, unlocked with ${passwordFile} (as private as the data dir).`);
+  }
+  const keyringHome = join(dataDir, 'keyring');
+  command = [
+    'dbus-run-session', '--', 'sh', '-c',
+    `XDG_DATA_HOME=${shellQuote(keyringHome)} gnome-keyring-daemon --unlock --components=secrets < ${shellQuote(passwordFile)} >/dev/null; exec ${command.map(shellQuote).join(' ')}`,
+  ];
 }
 
 const result = spawnSync(command[0], command.slice(1), { stdio: 'inherit', env, cwd: root });

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { loadConfigFile, type PatchbayConfig } from '../config/load-config.ts';
 import { createRequestListener } from '../http/create-http-app.ts';
@@ -14,6 +15,8 @@ import { HealthTracker } from '../routing/health-tracker.ts';
 import { loadAdminToken } from './admin-token.ts';
 import { createRouter } from './create-router.ts';
 import type { Catalog } from '../catalog/load-catalog.ts';
+import { tightenPermissions } from './tighten-permissions.ts';
+import { reachableHostNames, resolveListenAddresses } from './listen-addresses.ts';
 import { seedHealth } from '../routing/seed-health.ts';
 import { KeychainSecretStore } from '../secrets/keychain-secret-store.ts';
 import { closeTokenCounter } from '../tokens/count-tokens.ts';
@@ -45,7 +48,12 @@ export interface PatchbayOptions {
 }
 
 export interface Patchbay {
+  /** The URL for use on this machine (loopback when listening on all interfaces). */
   url: string;
+  /** Every URL it answers at: `url`, then the network addresses when listening on 0.0.0.0 or ::. */
+  urls: string[];
+  /** True when listening beyond loopback: other machines can reach the API. */
+  exposed: boolean;
   host: string;
   port: number;
   config: PatchbayConfig;
@@ -75,6 +83,8 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   const log = options.log ?? ((message: string) => console.error(message));
   const config = loadConfigFile(options.configPath ?? join(options.dataDir, 'config.json'), { required: options.configPath !== undefined });
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  const permissionsNotice = tightenPermissions(options.dataDir);
+  if (permissionsNotice) log(permissionsNotice);
   const host = options.host ?? config.host;
   setUpstreamLimits(options.limits);
   const db = openDatabase(options.dataDir);
@@ -88,7 +98,8 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   const health = new HealthTracker({ ...config.breaker, windowSize: config.healthWindow.size, windowMs: config.healthWindow.maxAgeMs }, Date.now, (id) => catalog.endpoints.has(id));
   const { catalog, router } = createRouter(config, secrets, health);
   seedHealth(health, db, config.healthWindow.maxAgeMs);
-  const hostGuard = new HostGuard({ allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins, listenHost: host });
+  const interfaces = networkInterfaces();
+  const hostGuard = new HostGuard({ allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins, listenHost: host, reachableAt: reachableHostNames(host, interfaces) });
   const limiter = new KeyLimiter((keyId, monthStart) => usage.keyTotalsSince(keyId, monthStart));
   const configPath = options.configPath ?? join(options.dataDir, 'config.json');
   connectEvents(events, health, limiter);
@@ -129,8 +140,7 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
     });
   });
   const port = (server.address() as AddressInfo).port;
-  const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
-  const url = `http://${urlHost}:${port}`;
+  const { url, urls, exposed } = resolveListenAddresses(host, port, interfaces);
   management.setBaseUrl(`${url}/v1`);
   // Lets the CLI find this server and manage it through its API while it runs.
   const serverFile = join(options.dataDir, 'server.json');
@@ -139,6 +149,8 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   let closing: Promise<void> | null = null;
   return {
     url,
+    urls,
+    exposed,
     adminToken,
     management,
     events,

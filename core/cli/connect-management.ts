@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import type { z } from 'zod';
 import { join } from 'node:path';
 import { readVersion } from '../app/create-patchbay.ts';
 import { createRouter } from '../app/create-router.ts';
@@ -6,18 +7,29 @@ import { loadAdminToken } from '../app/admin-token.ts';
 import { resolveDataDir } from '../config/data-dir.ts';
 import { loadConfigFile } from '../config/load-config.ts';
 import { KeyStore } from '../keys/key-store.ts';
+import { createKeySchema, keySettingsSchema, providerSecretSchema, routingSettingsSchema } from '../management/management-schemas.ts';
 import { ManagementService } from '../management/management-service.ts';
+import { validateBody } from '../http/validate-body.ts';
 import { HealthTracker } from '../routing/health-tracker.ts';
 import { KeychainSecretStore } from '../secrets/keychain-secret-store.ts';
 import { openDatabase } from '../usage/open-database.ts';
 import { UsageStore } from '../usage/usage-store.ts';
 import { UsageError } from './run-cli.ts';
 
-/** The management operations the CLI uses, whether the server runs or not. */
+type Service = ManagementService;
+type Async<F extends (...args: never[]) => unknown> = (...args: Parameters<F>) => Promise<Awaited<ReturnType<F>>>;
+
+/**
+ * The management operations the CLI uses, whether the server runs or not. Inputs are in the API's
+ * wire form (an expiry is the text the user typed, not the parsed time), because the server
+ * validates and parses them itself; the offline path runs the same validation (see createLocalManagement).
+ */
 export type Management = {
-  [K in 'listKeys' | 'createKey' | 'updateKey' | 'rotateKey' | 'revokeKey' | 'listProviders' | 'setProviderSecret' | 'deleteProviderSecret' | 'testProvider' | 'getRouting' | 'setRouting' | 'usageSummary' | 'exportUsage']: (
-    ...args: Parameters<ManagementService[K]>
-  ) => Promise<Awaited<ReturnType<ManagementService[K]>>>;
+  [K in 'listKeys' | 'rotateKey' | 'revokeKey' | 'listProviders' | 'setProviderSecret' | 'deleteProviderSecret' | 'testProvider' | 'getRouting' | 'usageSummary' | 'exportUsage']: Async<Service[K]>;
+} & {
+  createKey: (input: z.input<typeof createKeySchema>) => Promise<ReturnType<Service['createKey']>>;
+  updateKey: (id: string, input: z.input<typeof keySettingsSchema>) => Promise<ReturnType<Service['updateKey']>>;
+  setRouting: (input: z.input<typeof routingSettingsSchema>) => Promise<ReturnType<Service['setRouting']>>;
 };
 
 export interface ManagementConnection {
@@ -64,12 +76,7 @@ export async function connectManagement(values: { 'data-dir'?: string; config?: 
     version: readVersion(),
     startedAt: Date.now(),
   });
-  const management = new Proxy(service, {
-    get: (target, name) => {
-      const member = target[name as keyof ManagementService];
-      return typeof member === 'function' ? async (...args: unknown[]) => (member as (...a: unknown[]) => unknown).apply(target, args) : member;
-    },
-  }) as unknown as Management;
+  const management = createLocalManagement(service);
   return { management, mode: 'offline', close: () => db.close() };
 }
 
@@ -113,6 +120,28 @@ export async function requestSignInLink(values: { 'data-dir'?: string }, env: No
     throw new UsageError(`Patchbay at ${url} refused a sign-in link: ${message}`);
   }
   return JSON.parse(text) as SignInLink;
+}
+
+/**
+ * The service called in this process, with each input validated by the schema /api validates it
+ * with, so a command's answer (and its mistakes' messages) are the same as through a running server.
+ */
+function createLocalManagement(service: ManagementService): Management {
+  return {
+    listKeys: async () => service.listKeys(),
+    createKey: async (input) => service.createKey(validateBody(createKeySchema, input)),
+    updateKey: async (id, input) => service.updateKey(id, validateBody(keySettingsSchema, input)),
+    rotateKey: async (id) => service.rotateKey(id),
+    revokeKey: async (id) => service.revokeKey(id),
+    listProviders: async () => service.listProviders(),
+    setProviderSecret: async (name, secret) => service.setProviderSecret(name, validateBody(providerSecretSchema, { secret }).secret),
+    deleteProviderSecret: async (name) => service.deleteProviderSecret(name),
+    testProvider: (name) => service.testProvider(name),
+    getRouting: async () => service.getRouting(),
+    setRouting: async (input) => service.setRouting(validateBody(routingSettingsSchema, input)),
+    usageSummary: async (month, groupBy) => service.usageSummary(month, groupBy),
+    exportUsage: async (month, format) => service.exportUsage(month, format),
+  };
 }
 
 function createHttpManagement(baseUrl: string, token: string): Management {

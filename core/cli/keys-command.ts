@@ -1,6 +1,7 @@
-import { validateBody } from '../http/validate-body.ts';
-import { createKeySchema, keySettingsSchema, type KeySettingsInput } from '../management/management-schemas.ts';
+import type { z } from 'zod';
+import type { keySettingsSchema } from '../management/management-schemas.ts';
 import type { KeyView } from '../management/management-service.ts';
+import { commandHelp } from './command-help.ts';
 import { connectManagement } from './connect-management.ts';
 import { formatTable } from './format-table.ts';
 import { parseCommand, UsageError, type CliIo } from './run-cli.ts';
@@ -16,15 +17,11 @@ const SETTING_FLAGS = {
   json: { type: 'boolean' },
 } as const;
 
-const USAGE = `Usage:
-  patchbay keys create --name NAME [--expires YYYY-MM-DD] [--models a,b] [--token-cap N] [--usd-cap USD] [--rpm N] [--tpm N]
-  patchbay keys update ID [the same flags; "none" clears a limit]
-  patchbay keys list [--json]
-  patchbay keys rotate ID      (prints the new key; the old one stops working at once)
-  patchbay keys revoke ID`;
-
-/** Turns flags into the management API's key settings; "none" clears a setting. */
-function settingsFrom(values: Record<string, string | boolean | undefined>): KeySettingsInput {
+/**
+ * Turns flags into the management API's key settings as it takes them on the wire (the expiry as
+ * typed; the API parses it); "none" clears a setting.
+ */
+function settingsFrom(values: Record<string, string | boolean | undefined>): z.input<typeof keySettingsSchema> {
   const out: Record<string, unknown> = {};
   const number = (flag: string, field: string) => {
     const value = values[flag] as string | undefined;
@@ -40,12 +37,12 @@ function settingsFrom(values: Record<string, string | boolean | undefined>): Key
   number('usd-cap', 'monthly_usd_cap');
   number('rpm', 'rpm_limit');
   number('tpm', 'tpm_limit');
-  return out as KeySettingsInput;
+  return out as z.input<typeof keySettingsSchema>;
 }
 
 export async function runKeysCommand(args: string[], io: CliIo): Promise<number> {
   const [action, ...rest] = args;
-  if (!['create', 'update', 'list', 'rotate', 'revoke'].includes(action ?? '')) throw new UsageError(USAGE);
+  if (!['create', 'update', 'list', 'rotate', 'revoke'].includes(action ?? '')) throw new UsageError(commandHelp('keys')!.trimEnd());
   const { values, positionals } = parseCommand(rest, SETTING_FLAGS);
   const id = positionals[0];
   if (['update', 'rotate', 'revoke'].includes(action!) && !id) throw new UsageError(`keys ${action} needs the key id (see "patchbay keys list").`);
@@ -55,13 +52,13 @@ export async function runKeysCommand(args: string[], io: CliIo): Promise<number>
   try {
     switch (action) {
       case 'create': {
-        const created = await management.createKey(validateBody(createKeySchema, settingsFrom(values)));
+        const created = await management.createKey({ ...settingsFrom(values), name: String(values.name) });
         io.out(`${created.secret}\n`);
         io.err(`Created key ${created.key.id} ("${created.key.name}"). The key is shown only once.\n`);
         return 0;
       }
       case 'update': {
-        const updated = await management.updateKey(id, validateBody(keySettingsSchema, settingsFrom(values)));
+        const updated = await management.updateKey(id, settingsFrom(values));
         io.out(values.json ? `${JSON.stringify(updated, null, 2)}\n` : formatKeys([updated]));
         return 0;
       }

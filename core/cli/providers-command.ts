@@ -1,18 +1,13 @@
 import { validateBody } from '../http/validate-body.ts';
 import { providerSecretSchema } from '../management/management-schemas.ts';
+import { commandHelp } from './command-help.ts';
 import { connectManagement } from './connect-management.ts';
 import { formatTable } from './format-table.ts';
 import { parseCommand, UsageError, type CliIo } from './run-cli.ts';
 
-const USAGE = `Usage:
-  patchbay providers list [--json]
-  patchbay providers set-key NAME      (reads the secret from standard input; it is stored in the OS keychain)
-  patchbay providers delete-key NAME
-  patchbay providers test NAME         (a cheap authenticated call to the provider)`;
-
-export async function runProvidersCommand(args: string[], io: CliIo & { stdin?: () => Promise<string> }): Promise<number> {
+export async function runProvidersCommand(args: string[], io: CliIo): Promise<number> {
   const [action, ...rest] = args;
-  if (!['list', 'set-key', 'delete-key', 'test'].includes(action ?? '')) throw new UsageError(USAGE);
+  if (!['list', 'set-key', 'delete-key', 'test'].includes(action ?? '')) throw new UsageError(commandHelp('providers')!.trimEnd());
   const { values, positionals } = parseCommand(rest, { json: { type: 'boolean' } });
   const name = positionals[0];
   if (action !== 'list' && !name) throw new UsageError(`providers ${action} needs the provider name (see "patchbay providers list").`);

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/load-config.ts';
 import { PatchbayError } from '../errors/patchbay-error.ts';
+import { commandHelp, wantsHelp } from './command-help.ts';
 import { runKeysCommand } from './keys-command.ts';
 import { runProvidersCommand } from './providers-command.ts';
 import { runServeCommand } from './serve-command.ts';
@@ -46,6 +47,8 @@ export interface CliIo {
   out: (text: string) => void;
   err: (text: string) => void;
   env: NodeJS.ProcessEnv;
+  /** Standard input as text (providers set-key reads the secret there); tests pass their own. */
+  stdin?: () => Promise<string>;
 }
 
 const defaultIo: CliIo = {
@@ -57,6 +60,12 @@ const defaultIo: CliIo = {
 /** Runs one CLI invocation; returns the exit code. Errors a user can fix are one clear line, not a stack. */
 export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<number> {
   const [command, ...rest] = argv;
+  // Help comes before any other check, so "keys create --help" never asks for --name first.
+  const help = command === 'help' ? commandHelp(rest[0] ?? '', rest[1]) : wantsHelp(rest) ? commandHelp(command ?? '', rest[0]) : null;
+  if (help) {
+    io.out(help);
+    return 0;
+  }
   try {
     switch (command) {
       case 'serve':

@@ -25,9 +25,15 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
         `Point any OpenAI client at ${patchbay.url}/v1 with this key. More keys: "patchbay keys create --name NAME".\n`,
     );
   }
-  io.out(`Patchbay listening on ${patchbay.url}/v1\n`);
+  for (const url of patchbay.urls) io.out(`Patchbay listening on ${url}/v1\n`);
   // The sign-in code travels in the URL fragment, which browsers never send to a server or log.
   io.out(`Dashboard: ${patchbay.url}/ui/\nSign in: ${patchbay.createSignInUrl()}\n`);
+  if (patchbay.exposed) {
+    io.err(
+      `Warning: listening on ${patchbay.host}, so the API is reachable from the network, protected only by Patchbay keys (and the management API by the admin token). ` +
+        `To keep it on this machine, start with --host 127.0.0.1.\n`,
+    );
+  }
 
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {

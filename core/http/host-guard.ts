@@ -23,8 +23,12 @@ export class HostGuard {
   private readonly allowedHosts: Set<string>;
   private readonly allowedOrigins: Set<string>;
 
-  constructor(options: { allowedHosts: string[]; allowedOrigins: string[]; listenHost: string }) {
-    this.allowedHosts = new Set(options.allowedHosts.map((h) => h.toLowerCase()));
+  /**
+   * `reachableAt`: the addresses the server listens on (its interfaces' addresses when it listens
+   * on 0.0.0.0 or ::). IP literals are safe to allow: a DNS-rebinding page always arrives with a domain name.
+   */
+  constructor(options: { allowedHosts: string[]; allowedOrigins: string[]; listenHost: string; reachableAt?: string[] }) {
+    this.allowedHosts = new Set([...options.allowedHosts, ...(options.reachableAt ?? [])].map((h) => h.toLowerCase()));
     if (!['0.0.0.0', '::'].includes(options.listenHost)) this.allowedHosts.add(hostName(options.listenHost.includes(':') && !options.listenHost.startsWith('[') ? `[${options.listenHost}]` : options.listenHost));
     this.allowedOrigins = new Set(options.allowedOrigins.map((o) => o.toLowerCase().replace(/\/+$/, '')));
   }

@@ -1,0 +1,94 @@
+/**
+ * The usage text of each command and subcommand, printed by `--help` anywhere on the command line
+ * (`patchbay keys create --help`, `patchbay help keys`). Keep it true: it is the user's manual.
+ */
+
+const COMMON = `Options every command takes:
+  --data-dir DIR   where patchbay.db and config.json live (default: PATCHBAY_HOME or the OS app-data folder)
+  --config FILE    config file to use instead of DATA_DIR/config.json
+  -h, --help       this help`;
+
+const KEY_FLAGS = `  --name NAME          a label to recognise the key by
+  --expires DATE       YYYY-MM-DD (midnight UTC) or an ISO timestamp; the key stops working then
+  --models a,b         models the key may use (aliases, provider/model ids); default all
+  --rpm N              requests per minute
+  --tpm N              tokens per minute
+  --token-cap N        tokens per calendar month (UTC)
+  --usd-cap USD        spend per calendar month (UTC)`;
+
+const KEYS: Record<string, string> = {
+  create: `Usage: patchbay keys create --name NAME [--expires YYYY-MM-DD] [--models a,b] [--rpm N] [--tpm N] [--token-cap N] [--usd-cap USD]
+
+Creates a Patchbay API key. Prints only the key on stdout, once; it is stored as a hash.
+
+${KEY_FLAGS}`,
+  update: `Usage: patchbay keys update ID [--name NAME] [--expires DATE] [--models a,b] [--rpm N] [--tpm N] [--token-cap N] [--usd-cap USD] [--json]
+
+Changes a key's settings; a flag given "none" clears that setting (e.g. --rpm none).
+
+${KEY_FLAGS}
+  --json               print the updated key as JSON`,
+  list: `Usage: patchbay keys list [--json]
+
+Lists keys (never their secrets) with their limits and this month's usage.`,
+  rotate: `Usage: patchbay keys rotate ID
+
+Gives the key a new secret with the same settings and prints it once; the old secret stops working at once.`,
+  revoke: `Usage: patchbay keys revoke ID
+
+Revokes the key: requests with it get 401 from then on.`,
+};
+
+const PROVIDERS: Record<string, string> = {
+  list: `Usage: patchbay providers list [--json]
+
+Lists providers and where each one's key comes from: env, keychain or none (never the key).`,
+  'set-key': `Usage: patchbay providers set-key NAME
+
+Reads the provider's secret from standard input and stores it in the OS keychain, e.g.
+  echo "$ANTHROPIC_KEY" | patchbay providers set-key anthropic`,
+  'delete-key': `Usage: patchbay providers delete-key NAME
+
+Deletes the provider's secret from the OS keychain (an environment variable, if set, still applies).`,
+  test: `Usage: patchbay providers test NAME
+
+A cheap authenticated call to the provider (lists its models; costs no tokens). Exits 1 when it fails.`,
+};
+
+const COMMANDS: Record<string, string> = {
+  serve: `Usage: patchbay serve [--port N] [--host H] [--data-dir DIR] [--config FILE]
+
+Starts the router (default http://127.0.0.1:8790/v1). Stop it with Ctrl-C: in-flight requests finish.
+
+  --port N, -p N   port to listen on (0 picks a free one)
+  --host H         address to listen on (default 127.0.0.1). Anything but loopback makes the API
+                   reachable from the network, protected only by Patchbay keys.`,
+  keys: `Usage:\n${Object.values(KEYS).map((text) => `  ${text.split('\n')[0].replace('Usage: ', '')}`).join('\n')}\n\nKey settings:\n${KEY_FLAGS}\n\n"patchbay keys create --help" and the like tell more.`,
+  providers: `Usage:\n${Object.values(PROVIDERS).map((text) => `  ${text.split('\n')[0].replace('Usage: ', '')}`).join('\n')}\n\n"patchbay providers set-key --help" and the like tell more.`,
+  usage: `Usage: patchbay usage [--month YYYY-MM] [--by model|provider|key|day] [--json] [--export csv|json]
+
+A month's totals (default: this month, UTC), grouped by model unless --by says otherwise.
+
+  --month YYYY-MM      the month (UTC)
+  --by GROUP           model, provider, key or day
+  --json               the totals as JSON
+  --export csv|json    every request of the month, one row each (CSV cells that a spreadsheet
+                       would run as a formula are prefixed with ')`,
+};
+
+const SUBCOMMANDS: Record<string, Record<string, string>> = { keys: KEYS, providers: PROVIDERS };
+
+/** The help of `command [subcommand]`, or null when there is no such command. */
+export function commandHelp(command: string, subcommand?: string): string | null {
+  const text = (subcommand && SUBCOMMANDS[command]?.[subcommand]) || COMMANDS[command];
+  return text ? `${text}\n\n${COMMON}\n` : null;
+}
+
+/** True when -h or --help appears among a command's arguments (before a "--"). */
+export function wantsHelp(args: string[]): boolean {
+  for (const arg of args) {
+    if (arg === '--') return false;
+    if (arg === '--help' || arg === '-h') return true;
+  }
+  return false;
+}

@@ -1,0 +1,51 @@
+// What Patchbay needs from a Linux system beyond Node, and what to do when it is missing. Pure, so
+// the decision is unit-tested (test/scripts/system-packages.test.ts); scripts/ensure-setup.js probes
+// the machine and carries the plan out. Plain JavaScript for the same reason as ensure-setup.js.
+
+/**
+ * One line per package: the package name (the same on Debian/Ubuntu, Fedora and Arch), the modes
+ * that need it, how to tell it is there, and whether a running desktop keychain makes it unneeded.
+ */
+export const SYSTEM_PACKAGES = [
+  { name: 'dbus', modes: ['test', 'start'], command: 'dbus-run-session', keychain: true },
+  { name: 'gnome-keyring', modes: ['test', 'start'], command: 'gnome-keyring-daemon', keychain: true },
+  { name: 'chromium', modes: ['test'], file: '/usr/bin/chromium' },
+];
+
+const INSTALL_HINTS = {
+  'apt-get': (names) => `sudo apt-get install ${names}`,
+  dnf: (names) => `sudo dnf install ${names}`,
+  pacman: (names) => `sudo pacman -S ${names}`,
+};
+
+/**
+ * @param {{ platform: string, mode: string, secretServiceRunning: boolean, has: (probe: { command?: string, file?: string }) => boolean,
+ *           isRoot: boolean, packageManager: 'apt-get' | 'dnf' | 'pacman' | null }} machine
+ * @returns {{ action: 'none' } | { action: 'install', packages: string[], steps: string[][] } |
+ *           { action: 'tell', packages: string[], message: string, fatal: boolean }}
+ */
+export function planSystemPackages(machine) {
+  if (machine.platform !== 'linux') return { action: 'none' };
+  const missing = SYSTEM_PACKAGES.filter(
+    (pkg) => pkg.modes.includes(machine.mode) && !(pkg.keychain && machine.secretServiceRunning) && !machine.has({ command: pkg.command, file: pkg.file }),
+  ).map((pkg) => pkg.name);
+  if (missing.length === 0) return { action: 'none' };
+  if (machine.isRoot && machine.packageManager === 'apt-get') {
+    return {
+      action: 'install',
+      packages: missing,
+      steps: [
+        ['apt-get', 'update', '-qq'],
+        ['apt-get', 'install', '-y', '-qq', '--no-install-recommends', ...missing],
+      ],
+    };
+  }
+  const names = missing.join(' ');
+  const hint = (INSTALL_HINTS[machine.packageManager] ?? INSTALL_HINTS['apt-get'])(names);
+  // The tests cannot run without these; Patchbay itself can (provider keys then come from environment variables).
+  const fatal = machine.mode === 'test';
+  const message = fatal
+    ? `The tests need ${names}, which this machine lacks: install them with "${hint}" (or run npm test as root with apt-get, which installs them), then run npm test again.`
+    : `No keychain (Secret Service) on this machine and ${names} missing: provider keys come from environment variables only; "${hint}" lets Patchbay keep them in a keyring.`;
+  return { action: 'tell', packages: missing, message, fatal };
+}

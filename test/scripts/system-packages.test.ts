@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { planSystemPackages, SYSTEM_PACKAGES } from '../../scripts/system-packages.js';
+
+/** A machine where `present` lists what is installed (commands and files). */
+const machine = (overrides: Partial<Parameters<typeof planSystemPackages>[0]> & { present?: string[] } = {}) => {
+  const present = new Set(overrides.present ?? []);
+  return {
+    platform: 'linux',
+    mode: 'test',
+    secretServiceRunning: false,
+    isRoot: true,
+    packageManager: 'apt-get' as const,
+    has: (probe: { command?: string; file?: string }) => present.has(probe.command ?? probe.file ?? ''),
+    ...overrides,
+  };
+};
+const EVERYTHING = ['dbus-run-session', 'gnome-keyring-daemon', '/usr/bin/chromium'];
+
+describe('planSystemPackages: what npm test and npm start install or ask for', () => {
+  it('a fresh Debian container as root: apt-get update once, then install every missing package quietly', () => {
+    expect(planSystemPackages(machine())).toEqual({
+      action: 'install',
+      packages: ['dbus', 'gnome-keyring', 'chromium'],
+      steps: [
+        ['apt-get', 'update', '-qq'],
+        ['apt-get', 'install', '-y', '-qq', '--no-install-recommends', 'dbus', 'gnome-keyring', 'chromium'],
+      ],
+    });
+  });
+
+  it('installs only what is missing, and nothing when all is there', () => {
+    expect(planSystemPackages(machine({ present: ['dbus-run-session', '/usr/bin/chromium'] }))).toMatchObject({ action: 'install', packages: ['gnome-keyring'] });
+    expect(planSystemPackages(machine({ present: EVERYTHING }))).toEqual({ action: 'none' });
+  });
+
+  it('npm start needs no browser', () => {
+    expect(planSystemPackages(machine({ mode: 'start', present: ['dbus-run-session', 'gnome-keyring-daemon'] }))).toEqual({ action: 'none' });
+    expect(planSystemPackages(machine({ mode: 'start' }))).toMatchObject({ action: 'install', packages: ['dbus', 'gnome-keyring'] });
+  });
+
+  it('a desktop session whose bus already offers the Secret Service needs no dbus or gnome-keyring', () => {
+    expect(planSystemPackages(machine({ secretServiceRunning: true, present: ['/usr/bin/chromium'] }))).toEqual({ action: 'none' });
+    expect(planSystemPackages(machine({ secretServiceRunning: true }))).toMatchObject({ packages: ['chromium'] });
+  });
+
+  it('not root, or no apt-get: one line naming the packages and the command for this package manager; fatal for tests only', () => {
+    const notRoot = planSystemPackages(machine({ isRoot: false, present: ['/usr/bin/chromium'] }));
+    expect(notRoot).toMatchObject({ action: 'tell', packages: ['dbus', 'gnome-keyring'], fatal: true });
+    expect(notRoot.action === 'tell' && notRoot.message).toContain('sudo apt-get install dbus gnome-keyring');
+    const fedora = planSystemPackages(machine({ packageManager: 'dnf', present: EVERYTHING.slice(0, 2) }));
+    expect(fedora.action === 'tell' && fedora.message).toContain('sudo dnf install chromium');
+    const arch = planSystemPackages(machine({ isRoot: false, packageManager: 'pacman', mode: 'start' }));
+    expect(arch).toMatchObject({ action: 'tell', fatal: false });
+    expect(arch.action === 'tell' && arch.message).toContain('sudo pacman -S dbus gnome-keyring');
+    for (const plan of [notRoot, fedora, arch]) expect(plan.action === 'tell' && plan.message).not.toContain('\n');
+  });
+
+  it('macOS and Windows have their own keychain: nothing to install', () => {
+    expect(planSystemPackages(machine({ platform: 'darwin' }))).toEqual({ action: 'none' });
+    expect(planSystemPackages(machine({ platform: 'win32', mode: 'start' }))).toEqual({ action: 'none' });
+  });
+
+  it('a package is added in one line of the list', () => {
+    expect(SYSTEM_PACKAGES.map((p) => p.name)).toEqual(['dbus', 'gnome-keyring', 'chromium']);
+  });
+});
