@@ -1,5 +1,5 @@
 import { InvalidRequestError } from '../errors/patchbay-error.ts';
-import type { ChatRequest, CompletionRequest } from '../http/request-schemas.ts';
+import type { ChatRequest, CompletionRequest } from '../protocols/openai/request-schemas.ts';
 import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall, Usage } from './provider-adapter.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { EmbeddingRequest } from '../http/request-schemas.ts';
+import type { EmbeddingRequest } from '../protocols/openai/request-schemas.ts';
 import { countTokens } from '../tokens/count-tokens.ts';
 import { minTokensForBytes } from '../tokens/token-bounds.ts';
 

@@ -1,14 +1,10 @@
 import type { Endpoint } from '../catalog/load-catalog.ts';
 import type { ResolvedProvider } from '../config/load-config.ts';
-import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../http/request-schemas.ts';
+import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../protocols/openai/request-schemas.ts';
 import type { CancelSignal } from './cancel-signal.ts';
 
-/** OpenAI's usage object: what every adapter reports, whatever its upstream calls it. */
-export interface Usage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-}
+export type { Usage } from '../protocols/openai/chat-types.ts';
+import type { Usage } from '../protocols/openai/chat-types.ts';
 
 /** Everything an adapter needs to reach one endpoint for one attempt. */
 export interface UpstreamCall {

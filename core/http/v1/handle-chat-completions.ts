@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readJsonBody } from '../read-json-body.ts';
-import { chatRequestSchema, type ChatRequest } from '../request-schemas.ts';
+import { chatRequestSchema, type ChatRequest } from '../../protocols/openai/request-schemas.ts';
 import { validateBody } from '../validate-body.ts';
 import type { RouteRequest } from '../../routing/router.ts';
 import { chatTexts, measurePrompt } from '../../routing/estimate-tokens.ts';

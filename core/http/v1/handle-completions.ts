@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RouteRequest } from '../../routing/router.ts';
 import { readJsonBody } from '../read-json-body.ts';
-import { completionRequestSchema } from '../request-schemas.ts';
+import { completionRequestSchema } from '../../protocols/openai/request-schemas.ts';
 import { validateBody } from '../validate-body.ts';
 import { measureTextsOrIds } from '../../routing/estimate-tokens.ts';
 import { serveRouted, type V1Context } from './serve-routed.ts';

@@ -1,6 +1,6 @@
 import { InvalidRequestError } from '../../errors/patchbay-error.ts';
 import { ProviderError } from '../../errors/provider-error.ts';
-import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../../http/request-schemas.ts';
+import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../../protocols/openai/request-schemas.ts';
 import type { CancelSignal } from '../cancel-signal.ts';
 import { completeViaChat, streamCompleteViaChat } from '../complete-via-chat.ts';
 import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall } from '../provider-adapter.ts';
@@ -12,7 +12,7 @@ import { mapChatRequest, type MappedRequest } from './map-request.ts';
 import { mapMessageResponse } from './map-response.ts';
 import { createStreamState, endStream, mapStreamEvent, streamUsage } from './map-stream-event.ts';
 import { mergeChunkStreams, mergeCompletions, type ChunkStream } from './merge-choices.ts';
-import type { ChatCompletion } from './openai-chat-types.ts';
+import type { ChatCompletion } from '../../protocols/openai/chat-types.ts';
 
 /**
  * The Anthropic Messages API. Requests are translated to Anthropic's wire format and answers back

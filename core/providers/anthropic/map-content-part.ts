@@ -1,5 +1,5 @@
 import { InvalidRequestError } from '../../errors/patchbay-error.ts';
-import type { ChatMessage } from '../../http/request-schemas.ts';
+import type { ChatMessage } from '../../protocols/openai/request-schemas.ts';
 import type { CacheControl, ContentBlockParam, DocumentBlockParam, ImageBlockParam, TextBlockParam } from './anthropic-wire-types.ts';
 
 type UserContent = Extract<ChatMessage, { role: 'user' }>['content'];

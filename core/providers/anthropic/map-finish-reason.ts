@@ -1,4 +1,4 @@
-import type { FinishReason } from './openai-chat-types.ts';
+import type { FinishReason } from '../../protocols/openai/chat-types.ts';
 
 const FINISH_REASONS: Record<string, FinishReason> = {
   end_turn: 'stop',

@@ -1,5 +1,5 @@
 import { InvalidRequestError } from '../../errors/patchbay-error.ts';
-import type { ChatMessage } from '../../http/request-schemas.ts';
+import type { ChatMessage } from '../../protocols/openai/request-schemas.ts';
 import type { ContentBlockParam, MessageParam, TextBlockParam, ToolResultBlockParam, ToolUseBlockParam } from './anthropic-wire-types.ts';
 import { mapContentPart, textBlocks } from './map-content-part.ts';
 import { mapToolCallId } from './map-tool-call-id.ts';

@@ -1,6 +1,6 @@
 import type { Endpoint } from '../../catalog/load-catalog.ts';
 import { InvalidRequestError } from '../../errors/patchbay-error.ts';
-import type { ChatRequest } from '../../http/request-schemas.ts';
+import type { ChatRequest } from '../../protocols/openai/request-schemas.ts';
 import { FALLBACK_MAX_TOKENS, samplingRuleFor } from './anthropic-settings.ts';
 import type { MessagesRequest } from './anthropic-wire-types.ts';
 import { mapMessages } from './map-messages.ts';

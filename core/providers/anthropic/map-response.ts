@@ -1,7 +1,7 @@
 import type { MessageResponse } from './anthropic-wire-types.ts';
 import { mapFinishReason } from './map-finish-reason.ts';
 import { mapUsage } from './map-usage.ts';
-import type { ChatCompletion, ChatToolCall } from './openai-chat-types.ts';
+import type { ChatCompletion, ChatToolCall } from '../../protocols/openai/chat-types.ts';
 
 export interface ResponseContext {
   /** Unix seconds; Anthropic's answer carries no timestamp. */

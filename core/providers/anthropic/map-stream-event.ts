@@ -3,7 +3,7 @@ import type { AnthropicUsage, StreamEventData } from './anthropic-wire-types.ts'
 import { mapStreamError } from './map-error.ts';
 import { mapFinishReason } from './map-finish-reason.ts';
 import { mapUsage } from './map-usage.ts';
-import type { ChatChunkChoice, ChatCompletionChunk, ChatUsage } from './openai-chat-types.ts';
+import type { ChatChunkChoice, ChatCompletionChunk, ChatUsage } from '../../protocols/openai/chat-types.ts';
 
 /** Everything one Anthropic stream carries from event to event. Never mutated: each event returns a new state. */
 export interface StreamState {

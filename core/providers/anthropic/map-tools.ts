@@ -1,5 +1,5 @@
 import { InvalidRequestError } from '../../errors/patchbay-error.ts';
-import type { ChatRequest } from '../../http/request-schemas.ts';
+import type { ChatRequest } from '../../protocols/openai/request-schemas.ts';
 import type { ToolChoiceParam, ToolParam } from './anthropic-wire-types.ts';
 import { JSON_RESPONSE_TOOL } from './map-response-format.ts';
 

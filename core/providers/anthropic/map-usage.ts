@@ -1,5 +1,5 @@
 import type { AnthropicUsage } from './anthropic-wire-types.ts';
-import type { ChatUsage } from './openai-chat-types.ts';
+import type { ChatUsage } from '../../protocols/openai/chat-types.ts';
 
 /**
  * Anthropic usage -> OpenAI usage (reference §7.5). Anthropic's `input_tokens` leaves out the

@@ -1,5 +1,5 @@
 import { sumUsage } from './map-usage.ts';
-import type { ChatCompletion, ChatCompletionChunk, ChatUsage } from './openai-chat-types.ts';
+import type { ChatCompletion, ChatCompletionChunk, ChatUsage } from '../../protocols/openai/chat-types.ts';
 
 /**
  * Anthropic has no `n`: an n > 1 request is sent as n requests of one choice each, and their

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ProviderError } from '../../errors/provider-error.ts';
-import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../../http/request-schemas.ts';
+import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../../protocols/openai/request-schemas.ts';
 import { estimateEmbeddingTokens } from '../estimate-embedding-tokens.ts';
 import { completeViaChat, streamCompleteViaChat } from '../complete-via-chat.ts';
 import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall } from '../provider-adapter.ts';

@@ -1,5 +1,5 @@
 import { InvalidRequestError } from '../../errors/patchbay-error.ts';
-import type { ChatMessage } from '../../http/request-schemas.ts';
+import type { ChatMessage } from '../../protocols/openai/request-schemas.ts';
 import type { GeminiPart } from './gemini-wire.ts';
 
 type ContentPart = Exclude<Extract<ChatMessage, { role: 'user' }>['content'], string>[number];

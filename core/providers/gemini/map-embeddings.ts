@@ -1,6 +1,6 @@
 import { encodeFloat32Base64 } from '../encode-float32-base64.ts';
 import { InvalidRequestError } from '../../errors/patchbay-error.ts';
-import type { EmbeddingRequest } from '../../http/request-schemas.ts';
+import type { EmbeddingRequest } from '../../protocols/openai/request-schemas.ts';
 import { GEMINI_SETTINGS } from './gemini-settings.ts';
 import type { GeminiBatchEmbedResponse, GeminiEmbedRequest } from './gemini-wire.ts';
 

@@ -1,5 +1,5 @@
 import { InvalidRequestError } from '../../errors/patchbay-error.ts';
-import type { ChatMessage } from '../../http/request-schemas.ts';
+import type { ChatMessage } from '../../protocols/openai/request-schemas.ts';
 import { GEMINI_SETTINGS, needsThoughtSignature } from './gemini-settings.ts';
 import type { GeminiContent, GeminiPart, GeminiRequest } from './gemini-wire.ts';
 import { mapContentParts } from './map-content-parts.ts';

@@ -1,5 +1,5 @@
 import { InvalidRequestError } from '../../errors/patchbay-error.ts';
-import type { ChatRequest } from '../../http/request-schemas.ts';
+import type { ChatRequest } from '../../protocols/openai/request-schemas.ts';
 import type { GeminiGenerationConfig, GeminiRequest } from './gemini-wire.ts';
 import { mapMessages } from './map-messages.ts';
 import { mapTools } from './map-tools.ts';

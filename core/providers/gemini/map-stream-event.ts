@@ -1,21 +1,10 @@
+import type { ChatCompletionChunk } from '../../protocols/openai/chat-types.ts';
 import type { GeminiCandidate, GeminiResponse } from './gemini-wire.ts';
 import { mapFinishReason, type OpenAiFinishReason } from './map-finish-reason.ts';
-import { mapFunctionCall, visibleText, type AnswerContext, type OpenAiToolCall } from './map-response.ts';
+import { mapFunctionCall, visibleText, type AnswerContext } from './map-response.ts';
 import { mapUsage, type OpenAiUsage } from './map-usage.ts';
 
-export interface ChatCompletionChunk {
-  id: string;
-  object: 'chat.completion.chunk';
-  created: number;
-  model: string;
-  choices: {
-    index: number;
-    delta: { role?: 'assistant'; content?: string; tool_calls?: (OpenAiToolCall & { index: number })[] };
-    logprobs: null;
-    finish_reason: OpenAiFinishReason | null;
-  }[];
-  usage?: OpenAiUsage | null;
-}
+export type { ChatCompletionChunk };
 
 interface ChoiceState {
   /** Tool calls sent so far: the next call's OpenAI `index`. */

@@ -1,5 +1,5 @@
 import { InvalidRequestError } from '../../errors/patchbay-error.ts';
-import type { ChatRequest } from '../../http/request-schemas.ts';
+import type { ChatRequest } from '../../protocols/openai/request-schemas.ts';
 import { GEMINI_SETTINGS } from './gemini-settings.ts';
 import type { GeminiFunctionDeclaration, GeminiRequest } from './gemini-wire.ts';
 import { mapJsonSchema } from './map-json-schema.ts';

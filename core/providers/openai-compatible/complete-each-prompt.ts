@@ -1,5 +1,5 @@
 import { ProviderError } from '../../errors/provider-error.ts';
-import type { CompletionRequest } from '../../http/request-schemas.ts';
+import type { CompletionRequest } from '../../protocols/openai/request-schemas.ts';
 import type { JsonReply, StreamReply } from '../provider-adapter.ts';
 import { createCompletionStreamState, finishCompletionStream, finishPromptStream, mapCompletionChunk, streamedUsage } from './map-completion-chunk.ts';
 import { mergeCompletionAnswers, type TogetherCompletion } from './merge-completion-answers.ts';

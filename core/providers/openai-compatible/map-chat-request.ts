@@ -1,5 +1,5 @@
 import { InvalidRequestError } from '../../errors/patchbay-error.ts';
-import type { ChatRequest } from '../../http/request-schemas.ts';
+import type { ChatRequest } from '../../protocols/openai/request-schemas.ts';
 import type { OpenAiQuirks } from './quirks.ts';
 
 type Body = Record<string, unknown>;

@@ -1,4 +1,4 @@
-import type { EmbeddingRequest } from '../../http/request-schemas.ts';
+import type { EmbeddingRequest } from '../../protocols/openai/request-schemas.ts';
 import { encodeFloat32Base64 } from '../encode-float32-base64.ts';
 import { estimateEmbeddingTokens } from '../estimate-embedding-tokens.ts';
 

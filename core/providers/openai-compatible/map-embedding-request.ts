@@ -1,5 +1,5 @@
 import { InvalidRequestError } from '../../errors/patchbay-error.ts';
-import type { EmbeddingRequest } from '../../http/request-schemas.ts';
+import type { EmbeddingRequest } from '../../protocols/openai/request-schemas.ts';
 import type { OpenAiQuirks } from './quirks.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { CompletionRequest } from '../../http/request-schemas.ts';
+import type { CompletionRequest } from '../../protocols/openai/request-schemas.ts';
 import type { Usage } from '../provider-adapter.ts';
 import { mapFinishReason } from './map-chat-choice.ts';
 import type { TogetherLogprobs } from './map-chat-logprobs.ts';

@@ -1,6 +1,6 @@
 import { ProviderError } from '../../errors/provider-error.ts';
 import { completeViaChat, streamCompleteViaChat } from '../complete-via-chat.ts';
-import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../../http/request-schemas.ts';
+import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../../protocols/openai/request-schemas.ts';
 import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall, Usage } from '../provider-adapter.ts';
 import { postToProvider, postToProviderForText, type UpstreamResponse } from '../transport.ts';
 import { completeEachPrompt, streamEachPrompt, type PromptTransport } from './complete-each-prompt.ts';

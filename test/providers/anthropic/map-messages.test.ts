@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from '../../../core/errors/patchbay-error.ts';
-import type { ChatMessage } from '../../../core/http/request-schemas.ts';
+import type { ChatMessage } from '../../../core/protocols/openai/request-schemas.ts';
 import { mapMessages } from '../../../core/providers/anthropic/map-messages.ts';
 import { mapToolCallId } from '../../../core/providers/anthropic/map-tool-call-id.ts';
 

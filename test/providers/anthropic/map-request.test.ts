@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from '../../../core/errors/patchbay-error.ts';
-import type { ChatRequest } from '../../../core/http/request-schemas.ts';
+import type { ChatRequest } from '../../../core/protocols/openai/request-schemas.ts';
 import { claudeVersion, samplingRuleFor } from '../../../core/providers/anthropic/anthropic-settings.ts';
 import { mapChatRequest } from '../../../core/providers/anthropic/map-request.ts';
 

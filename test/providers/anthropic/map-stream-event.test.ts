@@ -2,7 +2,7 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
 import { ProviderError } from '../../../core/errors/provider-error.ts';
 import { createStreamState, endStream, mapStreamEvent, streamUsage, type StreamState } from '../../../core/providers/anthropic/map-stream-event.ts';
-import type { ChatCompletionChunk } from '../../../core/providers/anthropic/openai-chat-types.ts';
+import type { ChatCompletionChunk } from '../../../core/protocols/openai/chat-types.ts';
 import { parseSse, readSseFixture, sse } from './read-sse-fixture.ts';
 
 const CREATED = 1_760_000_000;

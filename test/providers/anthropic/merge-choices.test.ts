@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ProviderError } from '../../../core/errors/provider-error.ts';
 import { mergeChunkStreams, mergeCompletions, type ChunkStream } from '../../../core/providers/anthropic/merge-choices.ts';
-import type { ChatCompletion, ChatCompletionChunk, ChatUsage } from '../../../core/providers/anthropic/openai-chat-types.ts';
+import type { ChatCompletion, ChatCompletionChunk, ChatUsage } from '../../../core/protocols/openai/chat-types.ts';
 
 const usage = (prompt: number, completion: number, cached = 0): ChatUsage => ({
   prompt_tokens: prompt,

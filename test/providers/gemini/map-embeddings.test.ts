@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from '../../../core/errors/patchbay-error.ts';
-import type { EmbeddingRequest } from '../../../core/http/request-schemas.ts';
+import type { EmbeddingRequest } from '../../../core/protocols/openai/request-schemas.ts';
 import { encodeFloat32Base64 } from '../../../core/providers/encode-float32-base64.ts';
 import { embeddingInputs, mapEmbeddingBatches, mapEmbeddingResponse, readBatchVectors } from '../../../core/providers/gemini/map-embeddings.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from '../../../core/errors/patchbay-error.ts';
-import type { ChatRequest } from '../../../core/http/request-schemas.ts';
+import type { ChatRequest } from '../../../core/protocols/openai/request-schemas.ts';
 import { mapChatRequest } from '../../../core/providers/gemini/map-request.ts';
 import { mapResponse } from '../../../core/providers/gemini/map-response.ts';
 

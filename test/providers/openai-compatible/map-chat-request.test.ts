@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from '../../../core/errors/patchbay-error.ts';
-import type { ChatRequest } from '../../../core/http/request-schemas.ts';
+import type { ChatRequest } from '../../../core/protocols/openai/request-schemas.ts';
 import { mapChatRequest, requestedTopLogprobs, withStreaming } from '../../../core/providers/openai-compatible/map-chat-request.ts';
 import { quirksFor } from '../../../core/providers/openai-compatible/quirks.ts';
 

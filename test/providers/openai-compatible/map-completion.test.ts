@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from '../../../core/errors/patchbay-error.ts';
-import type { CompletionRequest } from '../../../core/http/request-schemas.ts';
+import type { CompletionRequest } from '../../../core/protocols/openai/request-schemas.ts';
 import {
   createCompletionStreamState,
   finishCompletionStream,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from '../../../core/errors/patchbay-error.ts';
-import type { EmbeddingRequest } from '../../../core/http/request-schemas.ts';
+import type { EmbeddingRequest } from '../../../core/protocols/openai/request-schemas.ts';
 import { decodeFloat32Base64, encodeFloat32Base64 } from '../../../core/providers/encode-float32-base64.ts';
 import { estimateEmbeddingTokens } from '../../../core/providers/estimate-embedding-tokens.ts';
 import { mapEmbeddingAnswer, type EmbeddingAnswer } from '../../../core/providers/openai-compatible/map-embedding-answer.ts';

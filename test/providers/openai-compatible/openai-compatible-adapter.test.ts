@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defaultEndpoint } from '../../../core/catalog/load-catalog.ts';
 import type { ResolvedProvider } from '../../../core/config/load-config.ts';
-import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../../../core/http/request-schemas.ts';
+import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../../../core/protocols/openai/request-schemas.ts';
 import { decodeFloat32Base64 } from '../../../core/providers/encode-float32-base64.ts';
 import { OpenAiCompatibleAdapter } from '../../../core/providers/openai-compatible/openai-compatible-adapter.ts';
 import type { StreamReply, UpstreamCall } from '../../../core/providers/provider-adapter.ts';

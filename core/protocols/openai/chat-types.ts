@@ -1,6 +1,14 @@
-import type { Usage } from '../provider-adapter.ts';
+/**
+ * OpenAI's chat answer shapes, as Patchbay writes them: the one set of response, chunk, usage and
+ * finish-reason types every translating adapter produces (not the whole OpenAI spec).
+ */
 
-/** The OpenAI chat shapes this adapter writes: only what it produces, not the whole OpenAI spec. */
+/** OpenAI's usage object: what every adapter reports on the OpenAI path, whatever its upstream calls it. */
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
 
