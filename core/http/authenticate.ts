@@ -8,15 +8,25 @@ const REASONS = {
   expired: 'This Patchbay API key has expired. Create a new one with "patchbay keys create", or extend its expiry.',
 } as const;
 
-/** Checks `Authorization: Bearer <key>` against Patchbay's own keys. */
+/**
+ * Checks the Patchbay key against Patchbay's own keys: `Authorization: Bearer <key>` (the openai
+ * client, and Anthropic's `authToken` / ANTHROPIC_AUTH_TOKEN) or `x-api-key: <key>` (Anthropic's
+ * `apiKey` / ANTHROPIC_API_KEY). Bearer wins when both are sent.
+ */
 export function authenticate(req: IncomingMessage, keys: KeyStore): ApiKeyRecord {
   const header = req.headers.authorization;
-  if (!header) {
-    throw new AuthenticationError('Missing API key: send your Patchbay key as "Authorization: Bearer <key>" (the openai client does this when you pass apiKey).');
+  const apiKey = req.headers['x-api-key'];
+  let secret: string;
+  if (header) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match) throw new AuthenticationError('The Authorization header must be "Bearer <your Patchbay key>".');
+    secret = match[1];
+  } else if (typeof apiKey === 'string' && apiKey.trim() !== '') {
+    secret = apiKey.trim();
+  } else {
+    throw new AuthenticationError('Missing API key: send your Patchbay key as "Authorization: Bearer <key>" or "x-api-key: <key>" (the openai and anthropic clients do this when you pass apiKey).');
   }
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match) throw new AuthenticationError('The Authorization header must be "Bearer <your Patchbay key>".');
-  const check = keys.check(match[1]);
+  const check = keys.check(secret);
   if (!check.ok) throw new AuthenticationError(REASONS[check.reason]);
   return check.record;
 }

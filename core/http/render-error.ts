@@ -1,32 +1,36 @@
 import type { ServerResponse } from 'node:http';
 import { PatchbayError } from '../errors/patchbay-error.ts';
+import type { IngressCodec } from '../protocols/ingress-codec.ts';
+import { openAiCodec, openAiErrorBody } from '../protocols/openai/openai-chat-codec.ts';
 import { headerValue } from './header-value.ts';
 
-const INTERNAL_BODY = { error: { message: 'Patchbay hit an internal error; the details are in its log.', type: 'server_error', param: null, code: 'internal_error' } };
+const INTERNAL_BODY = openAiErrorBody(null);
 
 /**
- * The one place an error becomes an HTTP answer in OpenAI's shape. Unknown errors are 500s that
+ * The one place an error becomes an HTTP answer, in the shape of the caller's protocol (OpenAI's
+ * unless a codec says otherwise). Unknown errors are 500s that
  * hide their internals. It is the last resort of every handler, so it never throws: if writing
  * the answer fails (a header Node refuses, a body that does not serialise), that is logged and
  * the client gets a bare 500, or a closed connection once headers are out.
  */
-export function renderError(res: ServerResponse, error: unknown, log: (message: string) => void): void {
+export function renderError(res: ServerResponse, error: unknown, log: (message: string) => void, codec: IngressCodec = openAiCodec): void {
   try {
-    writeError(res, error, log);
+    writeError(res, error, log, codec);
   } catch (failure) {
     abandonResponse(res, failure, log);
   }
 }
 
-function writeError(res: ServerResponse, error: unknown, log: (message: string) => void): void {
+function writeError(res: ServerResponse, error: unknown, log: (message: string) => void, codec: IngressCodec): void {
   const known = error instanceof PatchbayError ? error : undefined;
   if (!known) log(`Internal error: ${describe(error)}`);
   if (res.headersSent) {
     res.end();
     return;
   }
-  const payload = JSON.stringify(known ? known.toBody() : INTERNAL_BODY);
-  res.statusCode = known?.status ?? 500;
+  const answer = codec.errorAnswer(error);
+  const payload = JSON.stringify(answer.body);
+  res.statusCode = answer.status;
   res.setHeader('content-type', 'application/json');
   res.setHeader('content-length', Buffer.byteLength(payload));
   for (const [name, value] of Object.entries(known?.headers ?? {})) res.setHeader(name, headerValue(value));
@@ -60,8 +64,3 @@ function describe(error: unknown): string {
   }
 }
 
-/** The same error as an SSE data event: how a failure travels once a stream has begun. */
-export function errorEvent(error: unknown): string {
-  const body = error instanceof PatchbayError ? error.toBody() : INTERNAL_BODY;
-  return `data: ${JSON.stringify(body)}\n\n`;
-}

@@ -40,7 +40,16 @@ export interface StreamReply {
  * One wire protocol. Each method makes one attempt at one endpoint and either answers in
  * OpenAI's format or throws a ProviderError saying whether another endpoint may succeed.
  */
+/** Anthropic Messages in, Anthropic out: the caller's own body forwarded (see anthropic/forward-messages.ts). */
+export interface MessagesPassThrough {
+  create(forwarded: { body: string; headers: Record<string, string> }, call: UpstreamCall): Promise<JsonReply>;
+  stream(forwarded: { body: string; headers: Record<string, string> }, call: UpstreamCall): Promise<StreamReply>;
+  countTokens(forwarded: { body: string; headers: Record<string, string> }, call: UpstreamCall): Promise<JsonReply>;
+}
+
 export interface ProviderAdapter {
+  /** Present when this adapter's upstream speaks Anthropic Messages itself. */
+  readonly messages?: MessagesPassThrough;
   chat(request: ChatRequest, call: UpstreamCall): Promise<JsonReply>;
   /** Resolves once the upstream accepted the request; `includeUsage` asks for the final usage chunk. */
   streamChat(request: ChatRequest, call: UpstreamCall, includeUsage: boolean): Promise<StreamReply>;

@@ -259,7 +259,7 @@ export type ErrorMapper = (provider: string, status: number, headers: UpstreamRe
  * configured headers (which may add to or override the defaults), and an error status mapped by
  * the protocol's own error mapper.
  */
-export async function postToProvider(options: { call: UpstreamCall; url: string; body: object; accept?: string; connectTimeoutMs: number; mapError: ErrorMapper }): Promise<UpstreamResponse> {
+export async function postToProvider(options: PostToProviderOptions): Promise<UpstreamResponse> {
   const { call } = options;
   const response = await sendUpstream(upstreamRequest(options));
   if (response.status >= 400) {
@@ -270,14 +270,27 @@ export async function postToProvider(options: { call: UpstreamCall; url: string;
   return response;
 }
 
+export interface PostToProviderOptions {
+  call: UpstreamCall;
+  url: string;
+  /** An object to serialise, or a body already serialised (pass-through). */
+  body: object | string;
+  accept?: string;
+  connectTimeoutMs: number;
+  mapError: ErrorMapper;
+  /** Headers of the caller's to forward (Anthropic's version and betas on pass-through); the provider's configured headers still win. */
+  forwardHeaders?: Record<string, string>;
+}
+
 /** The request for one attempt: the protocol's auth header, then the provider's configured headers (which may override). */
-function upstreamRequest(options: { call: UpstreamCall; url: string; body: object; accept?: string; connectTimeoutMs: number }): PostOptions {
+function upstreamRequest(options: Omit<PostToProviderOptions, 'mapError'>): PostOptions {
   const { call } = options;
+  const headers = requestHeaders(call.provider, call.apiKey, options.accept ?? 'application/json');
   return {
     provider: call.provider.name,
     url: options.url,
-    headers: requestHeaders(call.provider, call.apiKey, options.accept ?? 'application/json'),
-    body: JSON.stringify(options.body),
+    headers: options.forwardHeaders ? { ...headers, ...options.forwardHeaders, ...call.provider.headers } : headers,
+    body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
     signal: call.signal,
     timeoutMs: call.firstByteTimeoutMs,
     dispatcher: getUpstreamAgent(options.connectTimeoutMs),
@@ -309,7 +322,7 @@ function noteRateLimit(call: UpstreamCall, headers: UpstreamResponse['headers'])
 }
 
 /** postToProvider for a non-streaming call: the whole answer (as text and as bytes), or the provider's error mapped. */
-export function postToProviderForText(options: { call: UpstreamCall; url: string; body: object; connectTimeoutMs: number; mapError: ErrorMapper }): Promise<UpstreamText> {
+export function postToProviderForText(options: PostToProviderOptions): Promise<UpstreamText> {
   const { call } = options;
   return sendUpstreamForText(upstreamRequest(options)).then((response) => {
     if (response.status >= 400) throw options.mapError(call.provider.name, response.status, response.headers, response.text);

@@ -2,12 +2,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EmulatorServer, sendJson, writeSse, type EmulatorContext, type Fault } from './emulator-server.ts';
 import { randomAlnum, rfc3339In } from './emulator-common.ts';
 import { splitDeltas } from './openai-emulator.ts';
-import { ANTHROPIC_MODELS, planReply, resolveModel, validateMessagesRequest, type AnthropicPlan } from './anthropic-wire.ts';
+import { ANTHROPIC_MODELS, anthropicInputTokens, planReply, resolveModel, validateMessagesRequest, type AnthropicPlan } from './anthropic-wire.ts';
 
 /**
  * A loopback stand-in for Anthropic's Messages API (../shared/reference/provider-wire.md §2, §7.9,
  * §8.1), written from the public wire format, not from Patchbay's adapter:
  *
+ * - `POST /v1/messages/count_tokens` answering `{"input_tokens"}` with the same count as a Messages call.
+ * - Extended thinking (`thinking: {type: "enabled", budget_tokens}`): a signed thinking block first
+ *   (thinking_delta then signature_delta when streamed); a replayed thinking block whose signature
+ *   is not the emulator's is refused, as Anthropic does.
  * - `POST /v1/messages`, non-streaming and SSE with named events whose `type` equals the event name:
  *   message_start, then per block content_block_start / ping (once) / content_block_delta… /
  *   content_block_stop, then message_delta (stop_reason, stop_sequence, cumulative usage) and
@@ -106,6 +110,7 @@ export class AnthropicEmulator extends EmulatorServer {
     if (req.method === 'GET' && route === '/v1/models') return this.listModels(res, new URLSearchParams(query), requestId);
     if (req.method === 'GET' && route.startsWith('/v1/models/')) return this.getModel(res, decodeURIComponent(route.slice('/v1/models/'.length)), requestId);
     if (req.method === 'POST' && route === '/v1/messages') return this.messages(res, ctx.body, fault, requestId);
+    if (req.method === 'POST' && route === '/v1/messages/count_tokens') return this.countTokens(res, ctx.body, requestId);
     return this.error(res, 404, 'not_found_error', 'Not Found', requestId);
   }
 
@@ -152,6 +157,18 @@ export class AnthropicEmulator extends EmulatorServer {
     });
   }
 
+  /** `POST /v1/messages/count_tokens` (§1.9 of the ingress reference): the body without max_tokens, answered `{"input_tokens": N}`. */
+  protected countTokens(res: ServerResponse, raw: unknown, requestId: string): void {
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+      return this.error(res, 400, 'invalid_request_error', 'There was an error parsing the body of your request as JSON.', requestId);
+    }
+    const body = raw as Record<string, unknown>;
+    if ('max_tokens' in body) return this.error(res, 400, 'invalid_request_error', 'max_tokens: Extra inputs are not permitted', requestId);
+    const invalid = validateMessagesRequest({ ...body, max_tokens: 1, thinking: undefined });
+    if (invalid) return this.error(res, invalid.status, invalid.type, invalid.message, requestId);
+    sendJson(res, 200, { input_tokens: anthropicInputTokens(body) }, this.headers(requestId));
+  }
+
   protected usage(plan: AnthropicPlan, outputTokens: number): Record<string, unknown> {
     return {
       input_tokens: plan.inputTokens,
@@ -168,7 +185,13 @@ export class AnthropicEmulator extends EmulatorServer {
     const events = [event('message_start', { message: { ...message, content: [], stop_reason: null, stop_sequence: null, usage: this.usage(plan, 1) } })];
     if (plan.blocks.length === 0) events.push(event('ping', {}));
     for (const [index, block] of plan.blocks.entries()) {
-      if (block.type === 'text') {
+      if (block.type === 'thinking') {
+        events.push(event('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } }));
+        if (index === 0) events.push(event('ping', {}));
+        for (const thinking of splitDeltas(block.thinking)) events.push(event('content_block_delta', { index, delta: { type: 'thinking_delta', thinking } }));
+        // The signature arrives just before the block's stop (streaming reference).
+        events.push(event('content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } }));
+      } else if (block.type === 'text') {
         events.push(event('content_block_start', { index, content_block: { type: 'text', text: '' } }));
         if (index === 0) events.push(event('ping', {}));
         for (const text of splitDeltas(block.text)) events.push(event('content_block_delta', { index, delta: { type: 'text_delta', text } }));

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { chatPromptTokens, countTokens, limitText, replyText } from './openai-emulator.ts';
 import { argumentsFor, cutAtStop, isRecord, randomAlnum, resultText, toolCallTokens, type ArgumentSchema, type NeutralMessage } from './emulator-common.ts';
 
@@ -40,7 +41,24 @@ export type AnthropicBlock = {
 };
 type AnthropicMessage = { role: string; content: string | AnthropicBlock[] };
 type AnthropicTool = { name: string; input_schema?: ArgumentSchema & Record<string, unknown> };
-export type OutputBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, string> };
+export type OutputBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, string> }
+  | { type: 'thinking'; thinking: string; signature: string };
+
+/**
+ * The signature the emulated model puts on its thinking (extended thinking, §2.3): opaque to
+ * clients, checked when the block is replayed, as Anthropic does ("Invalid signature in thinking block").
+ */
+export function thinkingSignature(thinking: string): string {
+  return Buffer.from(`emu1:${createHash('sha256').update(thinking).digest('hex')}`).toString('base64');
+}
+
+/** The emulated model's extended thinking about a conversation. */
+function thinkingAbout(neutral: NeutralMessage[]): string {
+  const text = replyText(neutral as Parameters<typeof replyText>[0]);
+  return `The user wants an answer. ${text}`;
+}
 
 export interface WireError {
   status: number;
@@ -107,6 +125,14 @@ export function validateMessagesRequest(body: Record<string, unknown>): WireErro
     return invalid('tool_choice may only be specified while providing tools.');
   }
   if (messages.length === 0) return invalid('messages: at least one message is required');
+  const thinking = body.thinking as { type?: string; budget_tokens?: unknown } | undefined;
+  if (thinking !== undefined) {
+    if (!isRecord(thinking) || !['enabled', 'disabled', 'adaptive'].includes(String(thinking.type))) return invalid("thinking: Input tag found using 'type' does not match any of the expected tags: 'enabled', 'disabled', 'adaptive'");
+    if (thinking.type === 'enabled') {
+      if (!Number.isInteger(thinking.budget_tokens) || (thinking.budget_tokens as number) < 1024) return invalid('thinking.enabled.budget_tokens: Input should be greater than or equal to 1024');
+      if ((thinking.budget_tokens as number) >= (body.max_tokens as number)) return invalid('`max_tokens` must be greater than `thinking.budget_tokens`.');
+    }
+  }
   return validateTurns(messages);
 }
 
@@ -138,6 +164,12 @@ function validateTurns(messages: AnthropicMessage[]): WireError | null {
         } else {
           return invalid(`messages.${i}.content.${j}.image.source: Input tag '${String(source?.type)}' found using 'type' does not match any of the expected tags: 'base64', 'url'`);
         }
+      }
+      if (b.type === 'thinking') {
+        const block = b as AnthropicBlock & { thinking?: unknown; signature?: unknown };
+        if (m.role !== 'assistant') return invalid(`messages.${i}.content.${j}: thinking blocks can only appear in assistant messages`);
+        if (typeof block.signature !== 'string' || block.signature === '') return invalid(`messages.${i}.content.${j}.thinking.signature: Field required`);
+        if (typeof block.thinking !== 'string' || block.signature !== thinkingSignature(block.thinking)) return invalid(`messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`);
       }
       if (b.type === 'tool_result' && m.role !== 'user') return invalid(`messages.${i}.content.${j}: tool_result blocks can only appear in user messages`);
       if (b.type === 'tool_use' && m.role !== 'assistant') return invalid(`messages.${i}.content.${j}: tool_use blocks can only appear in assistant messages`);
@@ -230,23 +262,27 @@ export function planReply(body: Record<string, unknown>, preamble: string | null
   const tools = (body.tools as AnthropicTool[] | undefined) ?? [];
   const choice = (body.tool_choice as { type?: string; name?: string } | undefined) ?? { type: 'auto' };
   const lastIsUserAsk = last.role === 'user' && !blocksOf(last).some((b) => b.type === 'tool_result');
+  const thinks = (body.thinking as { type?: string } | undefined)?.type === 'enabled';
+  const thought = thinks ? thinkingAbout(neutral) : null;
+  const thinkingBlocks: OutputBlock[] = thought ? [{ type: 'thinking', thinking: thought, signature: thinkingSignature(thought) }] : [];
+  const thinkingTokens = thought ? countTokens(thought) : 0;
   if (tools.length > 0 && choice.type !== 'none' && lastIsUserAsk) {
     const tool = (choice.type === 'tool' && tools.find((t) => t.name === choice.name)) || tools[0];
     const input = argumentsFor(tool.input_schema);
-    const blocks: OutputBlock[] = [];
+    const blocks: OutputBlock[] = [...thinkingBlocks];
     if (preamble && choice.type === 'auto') blocks.push({ type: 'text', text: preamble });
     blocks.push({ type: 'tool_use', id: `toolu_01${randomAlnum(22)}`, name: tool.name, input });
-    const outputTokens = toolCallTokens(input) + (preamble && choice.type === 'auto' ? countTokens(preamble) : 0);
+    const outputTokens = thinkingTokens + toolCallTokens(input) + (preamble && choice.type === 'auto' ? countTokens(preamble) : 0);
     return { blocks, stopReason: 'tool_use', stopSequence: null, inputTokens, outputTokens };
   }
   const cut = cutAtStop(replyText(neutral as Parameters<typeof replyText>[0]), (body.stop_sequences as string[] | undefined) ?? []);
   const limited = limitText(cut.text, body.max_tokens as number, undefined);
   const stopReason = limited.finish === 'length' ? 'max_tokens' : cut.matched !== null ? 'stop_sequence' : 'end_turn';
   return {
-    blocks: limited.text ? [{ type: 'text', text: limited.text }] : [],
+    blocks: limited.text ? [...thinkingBlocks, { type: 'text', text: limited.text }] : thinkingBlocks,
     stopReason,
     stopSequence: stopReason === 'stop_sequence' ? cut.matched : null,
     inputTokens,
-    outputTokens: countTokens(limited.text),
+    outputTokens: thinkingTokens + countTokens(limited.text),
   };
 }

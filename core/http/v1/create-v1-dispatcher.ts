@@ -8,7 +8,13 @@ import type { Router } from '../../routing/router.ts';
 import type { UsageStore } from '../../usage/usage-store.ts';
 import { authenticate } from '../authenticate.ts';
 import { abandonResponse, renderError } from '../render-error.ts';
+import type { IngressCodec } from '../../protocols/ingress-codec.ts';
+import { anthropicCodec } from '../../protocols/anthropic-messages/anthropic-codec.ts';
+import { encodeModelList } from '../../protocols/anthropic-messages/encode-model-list.ts';
+import { openAiCodec } from '../../protocols/openai/openai-chat-codec.ts';
 import { handleChatCompletions } from './handle-chat-completions.ts';
+import { handleCountTokens } from './handle-count-tokens.ts';
+import { handleMessages } from './handle-messages.ts';
 import { handleCompletions } from './handle-completions.ts';
 import { handleEmbeddings } from './handle-embeddings.ts';
 import { listModels } from './list-models.ts';
@@ -37,9 +43,16 @@ export function createV1Dispatcher(deps: V1Deps): { dispatch: (req: IncomingMess
   /** Routed requests still running (their usage row not yet recorded), for a clean shutdown: a count, not a set of promises, to keep the hot path lean. */
   let inFlight = 0;
   let idle: (() => void)[] = [];
-  const ctx: V1Context = { router: deps.router, limiter: deps.limiter, routingFeeUsd: deps.config.routingFeeUsd, contentLog: deps.config.contentLog, clientStallTimeoutMs: deps.config.clientStallTimeoutMs };
+  const ctx: V1Context = {
+    router: deps.router,
+    limiter: deps.limiter,
+    routingFeeUsd: deps.config.routingFeeUsd,
+    contentLog: deps.config.contentLog,
+    clientStallTimeoutMs: deps.config.clientStallTimeoutMs,
+    protocolOf: (provider) => deps.config.providers.get(provider)?.protocol,
+  };
 
-  const routed = (endpoint: V1Request['endpoint'], handler: V1Handler): Route => (req, res) => {
+  const routed = (endpoint: V1Request['endpoint'], handler: V1Handler, codec: IngressCodec = openAiCodec): Route => (req, res) => {
     inFlight++;
     void (async () => {
       const request = createV1Request(endpoint);
@@ -47,7 +60,7 @@ export function createV1Dispatcher(deps: V1Deps): { dispatch: (req: IncomingMess
         request.key = authenticate(req, deps.keys);
         await handler(req, res, ctx, request);
       } catch (error) {
-        answerFailure(req, res, error, request);
+        answerFailure(req, res, error, request, codec);
       } finally {
         try {
           const row = toUsageRecord(request, deps.config.routingFeeUsd);
@@ -69,7 +82,7 @@ export function createV1Dispatcher(deps: V1Deps): { dispatch: (req: IncomingMess
   };
 
   /** The routed handler's last resort: it never throws, so no rejection escapes the request's promise. */
-  const answerFailure = (req: IncomingMessage, res: ServerResponse, error: unknown, request: V1Request) => {
+  const answerFailure = (req: IncomingMessage, res: ServerResponse, error: unknown, request: V1Request, codec: IngressCodec) => {
     // A client that went away before the answer is recorded as such (nginx's 499), not as a provider failure.
     const gone = req.socket.destroyed && !res.headersSent;
     request.status = gone ? 499 : error instanceof PatchbayError ? error.status : 500;
@@ -90,13 +103,15 @@ export function createV1Dispatcher(deps: V1Deps): { dispatch: (req: IncomingMess
       abandonResponse(res, failure, deps.log);
       return;
     }
-    renderError(res, error, deps.log);
+    renderError(res, error, deps.log, codec);
   };
 
   const started = Math.floor(Date.now() / 1000);
   const models: Route = (req, res, path) => {
     const request = createV1Request('models');
     res.setHeader('x-patchbay-request-id', request.requestId);
+    // The Anthropic SDK (models.list) sends anthropic-version on every call; the openai client never does.
+    const anthropic = typeof req.headers['anthropic-version'] === 'string';
     try {
       authenticate(req, deps.keys);
       const list = listModels(deps.catalog, deps.config, started);
@@ -105,11 +120,11 @@ export function createV1Dispatcher(deps: V1Deps): { dispatch: (req: IncomingMess
       if (id !== null && !model) {
         throw new PatchbayError(`The model "${id}" does not exist; GET /v1/models lists them.`, { status: 404, type: 'invalid_request_error', code: 'model_not_found', param: 'model' });
       }
-      const body = JSON.stringify(id === null ? { object: 'list', data: list } : model);
+      const body = JSON.stringify(anthropic ? encodeModelList(id === null ? list : [model!], id !== null, started) : id === null ? { object: 'list', data: list } : model);
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-patchbay-provider': 'patchbay', 'x-patchbay-latency-ms': String(elapsedMs(request)) });
       res.end(body);
     } catch (error) {
-      renderError(res, error, deps.log);
+      renderError(res, error, deps.log, anthropic ? anthropicCodec : openAiCodec);
     }
   };
 
@@ -117,6 +132,8 @@ export function createV1Dispatcher(deps: V1Deps): { dispatch: (req: IncomingMess
     ['POST /v1/chat/completions', routed('chat', handleChatCompletions)],
     ['POST /v1/completions', routed('completions', handleCompletions)],
     ['POST /v1/embeddings', routed('embeddings', handleEmbeddings)],
+    ['POST /v1/messages', routed('messages', handleMessages, anthropicCodec)],
+    ['POST /v1/messages/count_tokens', routed('count_tokens', handleCountTokens, anthropicCodec)],
     ['GET /v1/models', models],
   ]);
 

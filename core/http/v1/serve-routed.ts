@@ -7,7 +7,8 @@ import { KeyLimiter } from '../../keys/key-limiter.ts';
 import { expectedCost } from '../../routing/rank-endpoints.ts';
 import { ASSUMED_COMPLETION_TOKENS, type RoutePlan, type RouteRequest, type Router } from '../../routing/router.ts';
 import { headerValue } from '../header-value.ts';
-import { errorEvent } from '../render-error.ts';
+import type { IngressCodec } from '../../protocols/ingress-codec.ts';
+import { openAiCodec } from '../../protocols/openai/openai-chat-codec.ts';
 import { elapsedMs, type V1Request } from './v1-request.ts';
 
 export interface RoutedOperation {
@@ -16,6 +17,8 @@ export interface RoutedOperation {
   route: Omit<RouteRequest, 'strategy' | 'fallbackModels' | 'stream' | 'allowedModels'>;
   stream: boolean;
   includeUsage: boolean;
+  /** The caller's protocol: how stream items, the stream's end and errors are written (OpenAI's when absent). */
+  codec?: IngressCodec;
   json(adapter: ProviderAdapter, call: UpstreamCall): Promise<JsonReply>;
   openStream?(adapter: ProviderAdapter, call: UpstreamCall, includeUsage: boolean): Promise<StreamReply>;
 }
@@ -31,11 +34,14 @@ export interface V1Context {
   contentLog: boolean;
   /** A streaming client that takes nothing of its answer for this long is dropped. */
   clientStallTimeoutMs: number;
+  /** The wire protocol a provider speaks (to find the endpoints that can answer a Messages call natively). */
+  protocolOf(provider: string): string | undefined;
 }
 
 /**
- * Routes one operation and writes its answer: one JSON body, or an SSE stream that ends in [DONE]
- * or an error event. One async function for the whole JSON path, and a plan made without a
+ * Routes one operation and writes its answer: one JSON body, or an SSE stream that ends as the
+ * operation's codec says (OpenAI's [DONE], Anthropic's message_stop) or with its error event.
+ * One async function for the whole JSON path, and a plan made without a
  * promise when it can be: every async layer costs each request a promise and a microtask turn.
  */
 export async function serveRouted(req: IncomingMessage, res: ServerResponse, ctx: V1Context, request: V1Request, operation: RoutedOperation): Promise<void> {
@@ -104,10 +110,11 @@ async function serveStream(res: ServerResponse, ctx: V1Context, request: V1Reque
     'x-patchbay-latency-ms': String(request.trace.firstByteMs),
   });
   const content = request.content;
+  const codec = operation.codec ?? openAiCodec;
   // False when the client is not taking what is written (backpressure): see waitForClient.
   const write = (chunk: string): boolean => {
     if (content) content.response += `${chunk}\n`;
-    return res.write(`data: ${chunk}\n\n`);
+    return res.write(codec.frame(chunk));
   };
   let stalled = false;
   try {
@@ -117,7 +124,7 @@ async function serveStream(res: ServerResponse, ctx: V1Context, request: V1Reque
     for (let next = await reply.chunks.next(); !next.done; next = await reply.chunks.next()) {
       if (!write(next.value) && (stalled = await waitForClient(res, ctx.clientStallTimeoutMs, signal))) throw signal.reason;
     }
-    res.end('data: [DONE]\n\n');
+    res.end(codec.streamEnd);
   } catch (error) {
     request.status = signal.aborted ? 499 : 502;
     request.errorType = signal.aborted ? 'client_closed' : error instanceof ProviderError ? `stream_${error.type}` : 'stream_error';
@@ -128,7 +135,7 @@ async function serveStream(res: ServerResponse, ctx: V1Context, request: V1Reque
       last.error_type = error.type;
       last.message = error.message;
     }
-    if (!res.writableEnded) res.end(errorEvent(error));
+    if (!res.writableEnded) res.end(codec.streamError(error));
   } finally {
     request.usage = reply.usage();
     if (stalled) request.errorType = 'client_stalled';

@@ -5,12 +5,15 @@ import type { Usage } from '../../providers/provider-adapter.ts';
 import { createRouteTrace, type RouteTrace } from '../../routing/route-trace.ts';
 import type { UsageRecord } from '../../usage/usage-store.ts';
 
+export type V1Endpoint = UsageRecord['endpoint'] | 'messages' | 'count_tokens';
+
 /** What one /v1 request accumulates on its way; it becomes the usage row when the request ends. */
 export interface V1Request {
   requestId: string;
   startedAt: number;
   startedWall: number;
-  endpoint: UsageRecord['endpoint'];
+  /** Which /v1 endpoint; recorded on the usage row (its column is text; core/usage's type names the older four). */
+  endpoint: V1Endpoint;
   key: ApiKeyRecord | null;
   requestedModel: string | null;
   stream: boolean;
@@ -45,7 +48,7 @@ function nextRequestId(): string {
   return `${prefix}${counter.toString(36).padStart(5, '0')}`;
 }
 
-export function createV1Request(endpoint: UsageRecord['endpoint']): V1Request {
+export function createV1Request(endpoint: V1Endpoint): V1Request {
   const requestId = nextRequestId();
   return {
     requestId,
@@ -81,7 +84,7 @@ export function toUsageRecord(request: V1Request, routingFeeUsd: number): UsageR
     ts: request.startedWall,
     requestId: request.requestId,
     keyId: request.key?.id ?? null,
-    endpoint: request.endpoint,
+    endpoint: request.endpoint as UsageRecord['endpoint'],
     requestedModel: request.requestedModel,
     provider: endpoint?.provider ?? null,
     model: endpoint?.model ?? null,

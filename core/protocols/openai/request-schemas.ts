@@ -96,7 +96,7 @@ function withinSchemaLimits(value: unknown): boolean {
   return true;
 }
 
-const toolParametersSchema = z
+export const toolParametersSchema = z
   .record(z.string(), z.unknown())
   .refine(withinSchemaLimits, `must be nested at most ${MAX_TOOL_SCHEMA_DEPTH} levels deep and have at most ${MAX_TOOL_SCHEMA_NODES} keywords and values`);
 

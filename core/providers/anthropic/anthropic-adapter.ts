@@ -3,7 +3,8 @@ import { ProviderError } from '../../errors/provider-error.ts';
 import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../../protocols/openai/request-schemas.ts';
 import type { CancelSignal } from '../cancel-signal.ts';
 import { completeViaChat, streamCompleteViaChat } from '../complete-via-chat.ts';
-import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall } from '../provider-adapter.ts';
+import type { JsonReply, MessagesPassThrough, ProviderAdapter, StreamReply, UpstreamCall } from '../provider-adapter.ts';
+import { countMessageTokens, forwardMessages, forwardMessagesStream } from './forward-messages.ts';
 import { readSseEvents } from '../read-sse-events.ts';
 import { postToProvider, postToProviderForText, type UpstreamResponse } from '../transport.ts';
 import type { MessageResponse, MessagesRequest } from './anthropic-wire-types.ts';
@@ -20,9 +21,15 @@ import type { ChatCompletion } from '../../protocols/openai/chat-types.ts';
  */
 export class AnthropicAdapter implements ProviderAdapter {
   private readonly connectTimeoutMs: number;
+  readonly messages: MessagesPassThrough;
 
   constructor(connectTimeoutMs: number) {
     this.connectTimeoutMs = connectTimeoutMs;
+    this.messages = {
+      create: (forwarded, call) => forwardMessages(forwarded, call, connectTimeoutMs),
+      stream: (forwarded, call) => forwardMessagesStream(forwarded, call, connectTimeoutMs),
+      countTokens: (forwarded, call) => countMessageTokens(forwarded, call, connectTimeoutMs),
+    };
   }
 
   async chat(request: ChatRequest, call: UpstreamCall): Promise<JsonReply> {

@@ -1,0 +1,65 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { anthropicCodec } from '../../protocols/anthropic-messages/anthropic-codec.ts';
+import { decodeMessagesRequest } from '../../protocols/anthropic-messages/decode-request.ts';
+import { messageTexts } from '../../protocols/anthropic-messages/message-texts.ts';
+import { messagesRequestSchema, type CountTokensRequestBody } from '../../protocols/anthropic-messages/request-schema.ts';
+import { measurePrompt, roughTokens } from '../../routing/estimate-tokens.ts';
+import type { RouteRequest } from '../../routing/router.ts';
+import type { UpstreamCall } from '../../providers/provider-adapter.ts';
+import { readJsonBody } from '../read-json-body.ts';
+import { validateBody } from '../validate-body.ts';
+import { serveRouted, type V1Context } from './serve-routed.ts';
+import { translateMessage, translateMessageStream } from './translate-messages.ts';
+import type { V1Request } from './v1-request.ts';
+
+/** What a Messages request needs of an endpoint beyond chat, with the field that needs it. */
+export function messagesNeeds(body: CountTokensRequestBody): RouteRequest['needs'] {
+  const needs: RouteRequest['needs'] = [];
+  if (body.tools && body.tools.length > 0) needs.push({ capability: 'tools', param: 'tools' });
+  const hasImage = (blocks: unknown): boolean => Array.isArray(blocks) && blocks.some((b) => b?.type === 'image' || (b?.type === 'tool_result' && hasImage(b.content)));
+  if (body.messages.some((m) => hasImage(m.content))) needs.push({ capability: 'images', param: 'messages' });
+  return needs;
+}
+
+/** The headers of the caller's that an Anthropic upstream must see: the API version and the betas, verbatim. */
+export function anthropicHeaders(req: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const version = req.headers['anthropic-version'];
+  const beta = req.headers['anthropic-beta'];
+  if (typeof version === 'string' && version !== '') headers['anthropic-version'] = version;
+  if (typeof beta === 'string' && beta !== '') headers['anthropic-beta'] = beta;
+  return headers;
+}
+
+/**
+ * The caller's own body for an Anthropic upstream, with only the model id replaced. Thinking
+ * blocks without a signature (written by another upstream through Patchbay) are left out:
+ * Anthropic refuses the whole request for them ("Invalid signature in thinking block").
+ */
+export function forwardedBody(raw: Record<string, unknown>, call: UpstreamCall): string {
+  const messages = raw.messages as { content?: unknown }[];
+  const unsigned = (b: { type?: unknown; signature?: unknown }) => b?.type === 'thinking' && (typeof b.signature !== 'string' || b.signature === '');
+  if (!messages.some((m) => Array.isArray(m.content) && m.content.some(unsigned))) return JSON.stringify({ ...raw, model: call.endpoint.model });
+  const cleaned = messages.map((m) => (Array.isArray(m.content) ? { ...m, content: m.content.filter((b) => !unsigned(b)) } : m));
+  return JSON.stringify({ ...raw, model: call.endpoint.model, messages: cleaned });
+}
+
+/** POST /v1/messages: Anthropic's Messages API over every provider (pass-through to Anthropic, translated elsewhere). */
+export async function handleMessages(req: IncomingMessage, res: ServerResponse, ctx: V1Context, request: V1Request): Promise<void> {
+  const raw = (await readJsonBody(req)) as Record<string, unknown>;
+  const body = validateBody(messagesRequestSchema, raw);
+  const decoded = decodeMessagesRequest(body);
+  const headers = anthropicHeaders(req);
+  const prompt = measurePrompt(messageTexts(body));
+  const identity = { id: `msg_${request.requestId}`, estimatedInputTokens: roughTokens(prompt) };
+  const forward = (call: UpstreamCall) => ({ body: forwardedBody(raw, call), headers });
+  await serveRouted(req, res, ctx, request, {
+    body,
+    route: { operation: 'chat', model: body.model, needs: messagesNeeds(body), prompt, maxTokens: body.max_tokens },
+    stream: body.stream === true,
+    includeUsage: false,
+    codec: anthropicCodec,
+    json: (adapter, call) => (adapter.messages ? adapter.messages.create(forward(call), call) : translateMessage(adapter, call, decoded, identity)),
+    openStream: (adapter, call) => (adapter.messages ? adapter.messages.stream(forward(call), call) : translateMessageStream(adapter, call, decoded, identity)),
+  });
+}

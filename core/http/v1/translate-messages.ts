@@ -1,0 +1,64 @@
+import { InvalidRequestError } from '../../errors/patchbay-error.ts';
+import { ProviderError } from '../../errors/provider-error.ts';
+import type { DecodedMessages } from '../../protocols/anthropic-messages/decode-request.ts';
+import { encodeMessage } from '../../protocols/anthropic-messages/encode-message.ts';
+import { createEncodeState, encodeStreamPart } from '../../protocols/anthropic-messages/encode-stream.ts';
+import type { StreamPart } from '../../protocols/neutral/stream-part.ts';
+import { toOpenAiUsage } from '../../protocols/openai/map-usage.ts';
+import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall, Usage } from '../../providers/provider-adapter.ts';
+import { streamNeutralViaChat } from '../../providers/stream-neutral-via-chat.ts';
+
+/** What the Messages answer needs besides the parts: its id and Patchbay's input estimate for message_start. */
+export interface MessageIdentity {
+  id: string;
+  estimatedInputTokens: number;
+}
+
+/** A Messages request for an upstream that does not speak Messages: refused first if it asks for what that upstream cannot do. */
+function refuseNativeOnly(decoded: DecodedMessages, call: UpstreamCall): void {
+  const first = decoded.nativeOnly[0];
+  if (!first) return;
+  throw new InvalidRequestError(
+    `${call.provider.name} (${call.endpoint.id}) cannot ${first.what}; remove '${first.param}' or use an Anthropic model (e.g. anthropic/claude-sonnet-4-5).`,
+    first.param,
+    'unsupported_parameter',
+  );
+}
+
+/** A whole Message from a non-Anthropic upstream: its answer streamed as neutral parts and collected. */
+export async function translateMessage(adapter: ProviderAdapter, call: UpstreamCall, decoded: DecodedMessages, identity: MessageIdentity): Promise<JsonReply> {
+  refuseNativeOnly(decoded, call);
+  const stream = await streamNeutralViaChat(adapter, decoded.request, call);
+  const parts: StreamPart[] = [];
+  for (let next = await stream.parts.next(); !next.done; next = await stream.parts.next()) parts.push(next.value);
+  const message = encodeMessage(parts, { ...identity, model: call.endpoint.model });
+  const finish = parts.find((p) => p.type === 'finish');
+  return { body: JSON.stringify(message), usage: finish?.type === 'finish' && finish.usage ? toOpenAiUsage(finish.usage) : null };
+}
+
+/**
+ * A Messages event stream from a non-Anthropic upstream. The first item is pulled before this
+ * resolves (by serve-routed, inside the attempt), and it holds message_start and the first
+ * content block together, so a failure before content can still fall back.
+ */
+export async function translateMessageStream(adapter: ProviderAdapter, call: UpstreamCall, decoded: DecodedMessages, identity: MessageIdentity): Promise<StreamReply> {
+  refuseNativeOnly(decoded, call);
+  const stream = await streamNeutralViaChat(adapter, decoded.request, call);
+  let usage: Usage | null = null;
+  let state = createEncodeState({ ...identity, model: call.endpoint.model });
+  async function* events(): AsyncGenerator<string> {
+    try {
+      for (let next = await stream.parts.next(); !next.done; next = await stream.parts.next()) {
+        const part = next.value;
+        if (part.type === 'finish' && part.usage) usage = toOpenAiUsage(part.usage);
+        const step = encodeStreamPart(part, state);
+        state = step.state;
+        if (step.events !== '') yield step.events;
+      }
+      if (!state.finished) throw new ProviderError({ provider: call.provider.name, upstreamStatus: 502, message: 'the stream ended before its finish', retryable: true, kind: 'stream' });
+    } finally {
+      await stream.parts.return?.();
+    }
+  }
+  return { chunks: events(), usage: () => usage };
+}

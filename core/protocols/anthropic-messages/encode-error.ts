@@ -1,0 +1,33 @@
+import { PatchbayError } from '../../errors/patchbay-error.ts';
+
+const TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'billing_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  504: 'timeout_error',
+  529: 'overloaded_error',
+};
+
+/** Anthropic's error type for a status: its own table, other 4xx are invalid_request_error and other 5xx api_error. */
+export function anthropicErrorType(status: number): string {
+  return TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
+}
+
+const INTERNAL = { type: 'error', error: { type: 'api_error', message: 'Patchbay hit an internal error; the details are in its log.' } };
+
+/**
+ * Any error -> Anthropic's body `{"type":"error","error":{"type","message"}}`, the status kept.
+ * Patchbay's own fields (code, param, provider, attempts) ride along inside `error`: Anthropic's
+ * clients ignore members they do not know, and a person reading the answer sees what failed.
+ */
+export function encodeAnthropicError(error: unknown): { status: number; body: Record<string, unknown> } {
+  if (!(error instanceof PatchbayError)) return { status: 500, body: INTERNAL };
+  const { message: _message, type: _type, ...details } = error.toBody().error;
+  const extra = Object.fromEntries(Object.entries(details).filter(([, value]) => value !== null));
+  return { status: error.status, body: { type: 'error', error: { type: anthropicErrorType(error.status), message: error.message, ...extra } } };
+}

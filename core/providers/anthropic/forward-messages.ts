@@ -1,0 +1,91 @@
+import { ProviderError } from '../../errors/provider-error.ts';
+import { decodeAnthropicUsage, type AnthropicUsage } from '../../protocols/anthropic-messages/map-usage.ts';
+import { createForwardState, readForwardedEvent } from '../../protocols/anthropic-messages/read-stream-usage.ts';
+import { toOpenAiUsage } from '../../protocols/openai/map-usage.ts';
+import type { JsonReply, StreamReply, UpstreamCall } from '../provider-adapter.ts';
+import { sseDecoder } from '../read-sse-events.ts';
+import { postToProvider, postToProviderForText, toTransportError } from '../transport.ts';
+import { mapAnthropicError, mapStreamError, statusOfAnthropicError } from './map-error.ts';
+
+/** The caller's Messages call to forward: its body (model already replaced) and its anthropic-* headers. */
+export interface ForwardedCall {
+  body: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * Anthropic in, Anthropic out: the caller's body goes upstream with only the model id replaced,
+ * and the answer comes back as Anthropic wrote it, read for its usage on the way.
+ */
+export async function forwardMessages(forwarded: ForwardedCall, call: UpstreamCall, connectTimeoutMs: number): Promise<JsonReply> {
+  const { text, bytes, headers } = await postToProviderForText({ call, url: `${call.provider.baseUrl}/messages`, body: forwarded.body, forwardHeaders: forwarded.headers, connectTimeoutMs, mapError: mapAnthropicError });
+  let parsed: { type?: unknown; error?: { type?: unknown }; usage?: AnthropicUsage } | null;
+  try {
+    parsed = JSON.parse(text) as typeof parsed;
+  } catch {
+    throw new ProviderError({ provider: call.provider.name, upstreamStatus: 502, message: 'answered with a body that is not JSON', retryable: true });
+  }
+  if (parsed?.error && typeof parsed.error === 'object') throw mapAnthropicError(call.provider.name, statusOfAnthropicError(parsed.error.type), headers, text);
+  return { body: text, bytes, usage: parsed?.usage ? toOpenAiUsage(decodeAnthropicUsage(parsed.usage)) : null };
+}
+
+/**
+ * The streamed form: the upstream's SSE text forwarded as it arrives. What comes before the first
+ * content block (message_start, pings) is held back and sent with it, so an attempt that fails
+ * before any content leaks nothing and routing can still fall back. An `event: error` or a body
+ * that ends before message_stop is a ProviderError (the ingress codec writes the error event).
+ */
+export async function forwardMessagesStream(forwarded: ForwardedCall, call: UpstreamCall, connectTimeoutMs: number): Promise<StreamReply> {
+  const provider = call.provider.name;
+  const response = await postToProvider({ call, url: `${call.provider.baseUrl}/messages`, body: forwarded.body, forwardHeaders: forwarded.headers, accept: 'text/event-stream', connectTimeoutMs, mapError: mapAnthropicError });
+  let state = createForwardState();
+  async function* chunks(): AsyncGenerator<string> {
+    const decode = sseDecoder(provider);
+    const text = new TextDecoder();
+    const body = response.body[Symbol.asyncIterator]();
+    let held = '';
+    let ended = false;
+    try {
+      for (;;) {
+        let next: IteratorResult<Uint8Array>;
+        try {
+          next = await body.next();
+        } catch (error) {
+          ended = true;
+          throw toTransportError(provider, error, call.signal);
+        }
+        if (next.done) {
+          ended = true;
+          break;
+        }
+        for (const event of decode(next.value)) state = readForwardedEvent(event.event, event.data, state);
+        if (state.error) throw mapStreamError(provider, state.error);
+        const piece = text.decode(next.value, { stream: true });
+        if (!state.committed) {
+          held += piece;
+          continue;
+        }
+        yield held === '' ? piece : held + piece;
+        held = '';
+        if (state.stopped) break;
+      }
+      if (!state.stopped) throw new ProviderError({ provider, upstreamStatus: 502, message: 'the stream ended before message_stop', retryable: true, kind: 'stream' });
+    } finally {
+      if (!ended) await body.return?.();
+    }
+  }
+  return { chunks: chunks(), usage: () => (state.usage ? toOpenAiUsage(decodeAnthropicUsage(state.usage)) : null) };
+}
+
+/** Anthropic's own count of a Messages body's input tokens (POST /v1/messages/count_tokens). */
+export async function countMessageTokens(forwarded: ForwardedCall, call: UpstreamCall, connectTimeoutMs: number): Promise<JsonReply> {
+  const { text, bytes } = await postToProviderForText({ call, url: `${call.provider.baseUrl}/messages/count_tokens`, body: forwarded.body, forwardHeaders: forwarded.headers, connectTimeoutMs, mapError: mapAnthropicError });
+  let count: unknown;
+  try {
+    count = (JSON.parse(text) as { input_tokens?: unknown }).input_tokens;
+  } catch {
+    count = undefined;
+  }
+  if (typeof count !== 'number') throw new ProviderError({ provider: call.provider.name, upstreamStatus: 502, message: 'answered count_tokens without input_tokens', retryable: true });
+  return { body: text, bytes, usage: null };
+}
