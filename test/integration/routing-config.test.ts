@@ -69,7 +69,9 @@ describe('fallback chains, custom aliases, explained routes and user-defined pro
 
   it('routes a provider\'s own model id as tools send it, and answers a typo with a 404 naming close matches', async () => {
     await start();
-    expect(await chat('llama-3.3-70b-versatile')).toMatchObject({ provider: 'groq', reason: 'pinned to groq/llama-3.3-70b-versatile' });
+    const native = await chat('llama-3.3-70b-versatile');
+    expect(native.provider).toBe('groq');
+    expect(native.reason).toMatch(/^pinned to groq\/llama-3\.3-70b-versatile/);
     const error = await failure('llama-3.3-70b-versatil');
     expect(error?.status).toBe(404);
     expect(error?.message).toContain('Did you mean "llama-3.3-70b-versatile"');
