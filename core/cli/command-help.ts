@@ -55,6 +55,33 @@ Deletes the provider's secret from the OS keychain (an environment variable, if 
 A cheap authenticated call to the provider (lists its models; costs no tokens). Exits 1 when it fails.`,
 };
 
+const ROUTING: Record<string, string> = {
+  show: `Usage: patchbay routing show [--json]
+
+The default strategy, balanced weights, fallback chains and custom aliases (and whether routing is paused).`,
+  strategy: `Usage: patchbay routing strategy balanced|latency|cost|availability|round-robin
+
+Sets the default strategy (saved in config.json; the next request uses it).`,
+  fallback: `Usage: patchbay routing fallback MODEL a,b,c | none
+
+Models tried, in order, after MODEL's own endpoints when a request sends no X-Patchbay-Fallback
+(at most 5); "none" removes MODEL's chain. MODEL is the name exactly as requests send it.`,
+  alias: `Usage: patchbay routing alias NAME provider/model,provider/model | none
+
+Your own alias: NAME routed by strategy over those models (provider/model ids or built-in aliases,
+at most 16); "none" removes it. A custom alias may take a built-in alias's or a model id's name.`,
+  explain: `Usage: patchbay routing explain MODEL [--strategy S] [--stream] [--needs tools,images] [--prompt-tokens N] [--max-tokens N] [--key ID] [--json]
+
+Which provider now, and why: the ranked candidates with their score parts, and every endpoint left
+out with its reason. Changes nothing. Exits 1 when no endpoint could serve the request.`,
+  pause: `Usage: patchbay routing pause
+
+Pauses the running Patchbay: /v1 requests get 503 until "patchbay routing resume" (not saved; a restart resumes).`,
+  resume: `Usage: patchbay routing resume
+
+Resumes routing after "patchbay routing pause".`,
+};
+
 const COMMANDS: Record<string, string> = {
   serve: `Usage: patchbay serve [--port N] [--host H] [--data-dir DIR] [--config FILE]
 
@@ -65,6 +92,7 @@ Starts the router (default http://127.0.0.1:8790/v1). Stop it with Ctrl-C: in-fl
                    reachable from the network, protected only by Patchbay keys.`,
   keys: `Usage:\n${Object.values(KEYS).map((text) => `  ${text.split('\n')[0].replace('Usage: ', '')}`).join('\n')}\n\nKey settings:\n${KEY_FLAGS}\n\n"patchbay keys create --help" and the like tell more.`,
   providers: `Usage:\n${Object.values(PROVIDERS).map((text) => `  ${text.split('\n')[0].replace('Usage: ', '')}`).join('\n')}\n\n"patchbay providers set-key --help" and the like tell more.`,
+  routing: `Usage:\n${Object.values(ROUTING).map((text) => `  ${text.split('\n')[0].replace('Usage: ', '')}`).join('\n')}\n\n"patchbay routing explain --help" and the like tell more.`,
   usage: `Usage: patchbay usage [--month YYYY-MM] [--by model|provider|key|day] [--json] [--export csv|json]
 
 A month's totals (default: this month, UTC), grouped by model unless --by says otherwise.
@@ -76,7 +104,7 @@ A month's totals (default: this month, UTC), grouped by model unless --by says o
                        would run as a formula are prefixed with ')`,
 };
 
-const SUBCOMMANDS: Record<string, Record<string, string>> = { keys: KEYS, providers: PROVIDERS };
+const SUBCOMMANDS: Record<string, Record<string, string>> = { keys: KEYS, providers: PROVIDERS, routing: ROUTING };
 
 /** The help of `command [subcommand]`, or null when there is no such command. */
 export function commandHelp(command: string, subcommand?: string): string | null {

@@ -7,7 +7,7 @@ import { loadAdminToken } from '../app/admin-token.ts';
 import { resolveDataDir } from '../config/data-dir.ts';
 import { loadConfigFile } from '../config/load-config.ts';
 import { KeyStore } from '../keys/key-store.ts';
-import { createKeySchema, keySettingsSchema, providerSecretSchema, routingSettingsSchema } from '../management/management-schemas.ts';
+import { createKeySchema, explainRouteSchema, keySettingsSchema, providerSecretSchema, routingSettingsSchema } from '../management/management-schemas.ts';
 import { ManagementService } from '../management/management-service.ts';
 import { validateBody } from '../http/validate-body.ts';
 import { HealthTracker } from '../routing/health-tracker.ts';
@@ -30,6 +30,7 @@ export type Management = {
   createKey: (input: z.input<typeof createKeySchema>) => Promise<ReturnType<Service['createKey']>>;
   updateKey: (id: string, input: z.input<typeof keySettingsSchema>) => Promise<ReturnType<Service['updateKey']>>;
   setRouting: (input: z.input<typeof routingSettingsSchema>) => Promise<ReturnType<Service['setRouting']>>;
+  explainRoute: (input: z.input<typeof explainRouteSchema>) => Promise<ReturnType<Service['explainRoute']>>;
 };
 
 export interface ManagementConnection {
@@ -139,6 +140,7 @@ function createLocalManagement(service: ManagementService): Management {
     testProvider: (name) => service.testProvider(name),
     getRouting: async () => service.getRouting(),
     setRouting: async (input) => service.setRouting(validateBody(routingSettingsSchema, input)),
+    explainRoute: async (input) => service.explainRoute(validateBody(explainRouteSchema, input)),
     usageSummary: async (month, groupBy) => service.usageSummary(month, groupBy),
     exportUsage: async (month, format) => service.exportUsage(month, format),
   };
@@ -181,6 +183,7 @@ function createHttpManagement(baseUrl: string, token: string): Management {
     testProvider: (name) => call('POST', `/providers/${enc(name)}/test`),
     getRouting: () => call('GET', '/routing'),
     setRouting: (input) => call('PUT', '/routing', input),
+    explainRoute: (input) => call('POST', '/routing/explain', input),
     usageSummary: (month, groupBy) => call('GET', `/usage${query({ month, group_by: groupBy })}`),
     exportUsage: (month, format) => call('GET', `/usage/export${query({ month, format })}`, undefined, true),
   };

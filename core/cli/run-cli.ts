@@ -4,6 +4,7 @@ import { PatchbayError } from '../errors/patchbay-error.ts';
 import { commandHelp, wantsHelp } from './command-help.ts';
 import { runKeysCommand } from './keys-command.ts';
 import { runProvidersCommand } from './providers-command.ts';
+import { runRoutingCommand } from './routing-command.ts';
 import { runServeCommand } from './serve-command.ts';
 import { runUiCommand } from './ui-command.ts';
 import { runUsageCommand } from './usage-command.ts';
@@ -26,6 +27,8 @@ Usage:
   patchbay providers test NAME       A cheap authenticated call to the provider.
   patchbay usage [--month YYYY-MM] [--by model|provider|key|day] [--json] [--export csv|json]
       A month's totals (default: this month, UTC).
+  patchbay routing show|strategy|fallback|alias|explain|pause|resume ...
+      The default strategy, fallback chains, custom aliases; which provider now, and why.
   patchbay ui [--no-open]
       Opens the running Patchbay's dashboard in a browser, signed in: prints a one-time
       sign-in link (it works once, for 10 minutes) and opens it when a display is available.
@@ -76,6 +79,8 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
         return await runProvidersCommand(rest, io);
       case 'usage':
         return await runUsageCommand(rest, io);
+      case 'routing':
+        return await runRoutingCommand(rest, io);
       case 'ui':
         return await runUiCommand(rest, io);
       case '-v':

@@ -62,8 +62,8 @@ export class PermissionDeniedError extends PatchbayError {
 
 /** 404 model_not_found. */
 export class ModelNotFoundError extends PatchbayError {
-  constructor(message: string) {
-    super(message, { status: 404, type: 'invalid_request_error', code: 'model_not_found', param: 'model' });
+  constructor(message: string, param = 'model') {
+    super(message, { status: 404, type: 'invalid_request_error', code: 'model_not_found', param });
   }
 }
 

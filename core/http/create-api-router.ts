@@ -1,5 +1,4 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { z } from 'zod';
 import { tokensEqual } from '../app/admin-token.ts';
 import { InvalidRequestError, PatchbayError } from '../errors/patchbay-error.ts';
 import {
@@ -164,18 +163,7 @@ export function createApiRouter(deps: ApiDeps): express.Router {
 
   router.get('/routing', json(() => management.getRouting()));
   router.put('/routing', json(async (req) => management.setRouting(await body(req, routingSettingsSchema))));
-  router.post('/routing/explain', json(async (req) => {
-    const input = await body<z.infer<typeof explainRouteSchema>>(req, explainRouteSchema);
-    return management.explainRoute({
-      model: input.model,
-      strategy: input.strategy,
-      stream: input.stream,
-      needs: input.needs,
-      keyId: input.key_id,
-      promptTokens: input.prompt_tokens,
-      maxTokens: input.max_tokens,
-    });
-  }));
+  router.post('/routing/explain', json(async (req) => management.explainRoute(await body(req, explainRouteSchema))));
 
   router.get('/usage', json((req) => {
     const q = query(req);

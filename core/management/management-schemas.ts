@@ -70,6 +70,7 @@ export const explainRouteSchema = z.strictObject({
   prompt_tokens: z.number().int().nonnegative().max(10_000_000).optional(),
   max_tokens: z.number().int().positive().max(10_000_000).optional(),
 });
+export type ExplainRouteInput = z.infer<typeof explainRouteSchema>;
 
 export const usageQuerySchema = z.strictObject({
   month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must look like 2026-11').optional(),

@@ -2,7 +2,7 @@ import type { PatchbayConfig, ResolvedProvider } from '../config/load-config.ts'
 import { section } from '../config/write-config.ts';
 import type { Catalog } from '../catalog/load-catalog.ts';
 import { discoverModels, type DiscoveredModel } from '../providers/discover-models.ts';
-import type { ExplainRequest, RouteExplanation, Router } from '../routing/router.ts';
+import type { RouteExplanation, Router } from '../routing/router.ts';
 import { applyConfigChange, type LiveConfig } from './apply-config-change.ts';
 import { listManagedModels, type ManagedModel } from './list-managed-models.ts';
 import { InvalidRequestError, PatchbayError } from '../errors/patchbay-error.ts';
@@ -12,7 +12,7 @@ import { summarizeProvider, type HealthTracker } from '../routing/health-tracker
 import type { KeychainSecretStore } from '../secrets/keychain-secret-store.ts';
 import { startOfMonth } from '../keys/key-limiter.ts';
 import { currentMonth, monthRange, type UsageStore } from '../usage/usage-store.ts';
-import type { KeySettingsInput, NewProviderInput, ProviderSettingsInput, RoutingSettingsInput, UsageLogQuery, UsageRangeQuery } from './management-schemas.ts';
+import type { ExplainRouteInput, KeySettingsInput, NewProviderInput, ProviderSettingsInput, RoutingSettingsInput, UsageLogQuery, UsageRangeQuery } from './management-schemas.ts';
 import { decodeCursor, type UsageRange } from '../usage/usage-queries.ts';
 import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, UsageSeries, UsageTotals } from '../usage/usage-views.ts';
 import { toCsv } from './to-csv.ts';
@@ -289,10 +289,18 @@ export class ManagementService {
     return routing;
   }
 
-  /** What routing would do with a request now, and why (the dashboard's "Which provider now?"). */
-  explainRoute(input: ExplainRequest & { keyId?: string }): RouteExplanation {
-    const allowedModels = input.keyId ? this.requireKey(input.keyId).allowedModels : null;
-    return this.deps.router.explain({ ...input, allowedModels });
+  /** What routing would do with a request now, and why (the dashboard's "Which provider now?", `patchbay routing explain`). */
+  explainRoute(input: ExplainRouteInput): RouteExplanation {
+    const allowedModels = input.key_id ? this.requireKey(input.key_id).allowedModels : null;
+    return this.deps.router.explain({
+      model: input.model,
+      strategy: input.strategy,
+      stream: input.stream,
+      needs: input.needs,
+      promptTokens: input.prompt_tokens,
+      maxTokens: input.max_tokens,
+      allowedModels,
+    });
   }
 
   /** Every model, built-in alias and custom alias, for the dashboard's pickers. */

@@ -2,6 +2,7 @@ import { STRATEGIES, type Strategy } from '../config/config-schema.ts';
 import type { ResolvedProvider } from '../config/load-config.ts';
 import { defaultEndpoint, type Catalog, type Endpoint } from '../catalog/load-catalog.ts';
 import { InvalidRequestError, ModelNotFoundError } from '../errors/patchbay-error.ts';
+import { closeMatches } from './close-matches.ts';
 
 export interface ResolvedModel {
   /** The model string as the client sent it. */
@@ -48,25 +49,45 @@ export function resolveModel(model: string, catalog: Catalog, providers: Map<str
   }
 
   const slash = name.indexOf('/');
-  if (slash > 0) {
-    const providerName = name.slice(0, slash);
-    const providerModel = name.slice(slash + 1);
-    const provider = providers.get(providerName);
-    if (provider && providerModel) {
-      const known = catalog.endpoints.get(name);
-      if (known) return { requested: model, pinned: true, strategy, endpoints: [known] };
-      // A user's own endpoint (Ollama, vLLM ...) serves whatever models it has: pass the id through.
-      if (!provider.builtin) return { requested: model, pinned: true, strategy, endpoints: [defaultEndpoint(providerName, providerModel)] };
-      throw new ModelNotFoundError(
-        `The model "${name}" is not in Patchbay's catalog for ${providerName}. GET /v1/models lists the models you can use; add others under providers.${providerName}.models in the config file.`,
-      );
-    }
+  const provider = slash > 0 ? providers.get(name.slice(0, slash)) : undefined;
+  const providerModel = slash > 0 ? name.slice(slash + 1) : '';
+  if (provider && providerModel) {
+    const known = catalog.endpoints.get(name);
+    if (known) return { requested: model, pinned: true, strategy, endpoints: [known] };
+    // A user's own endpoint (Ollama, vLLM ...) serves whatever models it has: pass the id through.
+    if (!provider.builtin) return { requested: model, pinned: true, strategy, endpoints: [defaultEndpoint(provider.name, providerModel)] };
+  }
+
+  // A provider's own model id, as tools send it (claude-sonnet-4-5-20250929, gpt-4.1): it names one
+  // endpoint when exactly one provider serves a model by that id.
+  const native = [...catalog.endpoints.values()].filter((e) => e.model === name);
+  if (native.length === 1) return { requested: model, pinned: true, strategy, endpoints: native };
+  if (native.length > 1) {
+    throw new ModelNotFoundError(
+      `The model "${name}" is served by ${native.length} providers; say which with a provider prefix (${native.map((e) => `"${e.id}"`).join(', ')}) or use an alias.`,
+      param,
+    );
+  }
+  const suggestions = closeMatches(name, [
+    ...catalog.customAliases.keys(),
+    ...catalog.aliases.keys(),
+    ...catalog.embeddingModels.keys(),
+    ...catalog.endpoints.keys(),
+    ...[...catalog.endpoints.values()].map((e) => e.model),
+  ]);
+  const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.map((s) => `"${s}"`).join(', ')}?` : '';
+  if (provider) {
+    throw new ModelNotFoundError(
+      `The model "${name}" is not in Patchbay's catalog for ${provider.name}.${hint} GET /v1/models lists the models you can use; add others under providers.${provider.name}.models in the config file.`,
+      param,
+    );
   }
   throw new ModelNotFoundError(
-    `The model "${model}" does not exist. Use a provider-prefixed id such as "openai/gpt-4o", or an alias such as ${[...catalog.aliases.keys()]
+    `The model "${model}" does not exist.${hint || ` Use a provider-prefixed id such as "openai/gpt-4o", or an alias such as ${[...catalog.aliases.keys()]
       .slice(0, 4)
       .map((a) => `"${a}"`)
-      .join(', ')}; GET /v1/models lists them all.`,
+      .join(', ')}.`} GET /v1/models lists them all.`,
+    param,
   );
 }
 

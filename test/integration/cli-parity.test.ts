@@ -33,7 +33,8 @@ function normalise(text: string): string {
     .replace(/pb-[A-Za-z0-9_-]{4}\.\.\./g, '<hint>')
     .replace(/key_[0-9a-f]{12}/g, '<id>')
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, '<time>')
-    .replace(/\(\d+ ms\)/g, '(<n> ms)');
+    .replace(/\(\d+ ms\)/g, '(<n> ms)')
+    .replace(/patchbay-parity-[A-Za-z0-9]+/g, '<data dir>');
 }
 
 /** Usage rows that both data dirs get, written through the same store the server writes with. */
@@ -130,6 +131,19 @@ describe('every CLI command gives the same result with a running server and with
     out.testGroqAfter = await run(['providers', 'test', 'groq']);
     out.testUnknown = await run(['providers', 'test', 'nosuch']);
 
+    out.routingShow = await run(['routing', 'show']);
+    out.routingStrategy = await run(['routing', 'strategy', 'cost']);
+    out.routingBadStrategy = await run(['routing', 'strategy', 'fastest']);
+    out.routingFallback = await run(['routing', 'fallback', 'gpt-4o-mini', 'groq/llama-3.3-70b-versatile,llama-3.1-8b']);
+    out.routingBadFallback = await run(['routing', 'fallback', 'gpt-4o-mini', 'no-such-model']);
+    out.routingAlias = await run(['routing', 'alias', 'my-coder', 'openai/gpt-4o-mini,groq/llama-3.3-70b-versatile']);
+    out.routingShowJson = await run(['routing', 'show', '--json']);
+    out.routingExplain = await run(['routing', 'explain', 'my-coder', '--prompt-tokens', '1000', '--max-tokens', '100', '--strategy', 'cost']);
+    out.routingExplainJson = await run(['routing', 'explain', 'llama-3.3-70b', '--needs', 'tools', '--json']);
+    out.routingExplainUnknown = await run(['routing', 'explain', 'claude-sonet-4-5']);
+    out.routingAliasNone = await run(['routing', 'alias', 'my-coder', 'none']);
+    out.routingFallbackNone = await run(['routing', 'fallback', 'gpt-4o-mini', 'none']);
+
     const month = new Date(now).toISOString().slice(0, 7);
     out.usage = await run(['usage']);
     out.usageMonth = await run(['usage', '--month', month]);
@@ -168,6 +182,33 @@ describe('every CLI command gives the same result with a running server and with
     expect(viaServer.testGroq).toMatchObject({ code: 0, stdout: expect.stringContaining('OK: groq accepted the key') });
     expect(viaServer.exportCsv.stdout).toContain(`"'=HYPERLINK(""http://x"",""y"")"`);
     expect(viaServer.exportJson.stdout).toContain('"requested_model": "=HYPERLINK(\\"http://x\\",\\"y\\")"');
+    expect(JSON.parse(viaServer.routingShowJson.stdout)).toMatchObject({
+      strategy: 'cost',
+      fallbacks: { 'gpt-4o-mini': ['groq/llama-3.3-70b-versatile', 'llama-3.1-8b'] },
+      aliases: { 'my-coder': ['openai/gpt-4o-mini', 'groq/llama-3.3-70b-versatile'] },
+    });
+    expect(viaServer.routingBadFallback).toMatchObject({ code: 2, stderr: expect.stringContaining('routing.fallbacks.gpt-4o-mini[0]') });
+    expect(viaServer.routingExplain.stdout).toMatch(/^custom alias my-coder; cost chose openai\/gpt-4o-mini/);
+    expect(viaServer.routingExplain.stdout).toContain('groq/llama-3.3-70b-versatile: no_key:');
+    expect(viaServer.routingExplainUnknown).toMatchObject({ code: 2, stderr: expect.stringContaining('Did you mean "claude-sonnet-4-5"') });
+    expect(viaServer.routingFallbackNone.stdout).toContain('fallback chains: none');
 
   }, 25_000);
+
+  it('pauses and resumes a running Patchbay; without one, says there is nothing to pause', async () => {
+    const env = { OPENAI_API_KEY: OPENAI_KEY };
+    const offlineDir = makeDir();
+    expect(await cli(['routing', 'pause', '--data-dir', offlineDir], env)).toMatchObject({ code: 2, stderr: expect.stringContaining('Patchbay is not running, so there is nothing to pause') });
+    const pb = await startPatchbay({ dataDir: makeDir(), config, env });
+    try {
+      expect(await cli(['routing', 'pause', '--data-dir', pb.dataDir], env)).toMatchObject({ code: 0 });
+      const paused = await pb.client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }).then(() => null, (e: { status: number }) => e.status);
+      expect(paused).toBe(503);
+      expect((await cli(['routing', 'show', '--data-dir', pb.dataDir], env)).stdout).toContain('(PAUSED)');
+      expect(await cli(['routing', 'resume', '--data-dir', pb.dataDir], env)).toMatchObject({ code: 0 });
+      expect((await pb.client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })).choices).toHaveLength(1);
+    } finally {
+      await pb.stop();
+    }
+  });
 });

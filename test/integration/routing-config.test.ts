@@ -67,6 +67,16 @@ describe('fallback chains, custom aliases, explained routes and user-defined pro
     expect(error?.status).toBe(502);
   });
 
+  it('routes a provider\'s own model id as tools send it, and answers a typo with a 404 naming close matches', async () => {
+    await start();
+    const native = await chat('llama-3.3-70b-versatile');
+    expect(native.provider).toBe('groq');
+    expect(native.reason).toMatch(/^pinned to groq\/llama-3\.3-70b-versatile/);
+    const error = await failure('llama-3.3-70b-versatil');
+    expect(error?.status).toBe(404);
+    expect(error?.message).toContain('Did you mean "llama-3.3-70b-versatile"');
+  });
+
   it('a pinned provider/model falls back only through a chain configured for exactly that id', async () => {
     await start({ fallbacks: { 'gpt-4o-mini': ['groq/llama-3.3-70b-versatile'] } });
     openai.inject({ path: '/chat/completions', status: 500 });

@@ -42,6 +42,11 @@ export function listModels(catalog: Catalog, config: PatchbayConfig, created: nu
   for (const [name, ids] of [...catalog.aliases, ...catalog.embeddingModels]) {
     if (!catalog.customAliases.has(name)) groups.push([name, ids.map((id) => catalog.endpoints.get(id)!), false]);
   }
+  // `auto` picks a tier per request (a fast one, or a strong one for tools, images and long prompts).
+  if (!catalog.customAliases.has('auto')) {
+    const tiers = [...catalog.auto.fast, ...catalog.auto.strong].flatMap((alias) => catalog.aliases.get(alias) ?? []);
+    groups.push(['auto', [...new Set(tiers)].map((id) => catalog.endpoints.get(id)!), false]);
+  }
   for (const [name, endpoints] of catalog.customAliases) groups.push([name, endpoints, true]);
   for (const [name, members, custom] of groups) {
     const endpoints = members.filter((e) => e && enabled(e));
