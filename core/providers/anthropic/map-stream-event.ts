@@ -20,6 +20,11 @@ export interface StreamState {
   readonly finished: boolean;
   /** Anthropic's counts so far: message_start's input and cache counts, then message_delta's cumulative ones. */
   readonly usage: AnthropicUsage | null;
+  /**
+   * JSON mode only: text not sent yet. Claude may write a sentence before the json_response tool;
+   * it is dropped when that tool comes, and sent when the answer turns out not to be JSON.
+   */
+  readonly heldText: string;
 }
 
 export interface StreamEvent {
@@ -34,7 +39,7 @@ export interface StreamStep {
 }
 
 export function createStreamState(options: { provider: string; includeUsage: boolean; created: number; jsonToolName: string | null }): StreamState {
-  return { ...options, id: '', model: '', phase: 'before-start', blocks: {}, toolCalls: 0, finished: false, usage: null };
+  return { ...options, id: '', model: '', phase: 'before-start', blocks: {}, toolCalls: 0, finished: false, usage: null, heldText: '' };
 }
 
 /**
@@ -61,14 +66,16 @@ export function mapStreamEvent(event: StreamEvent, state: StreamState): StreamSt
     case 'content_block_delta':
       return blockDelta(data, state);
     case 'message_delta': {
-      const next: StreamState = { ...state, usage: mergeUsage(state.usage, data.usage) };
+      const held = releaseHeld(state);
+      const next: StreamState = { ...held.state, usage: mergeUsage(state.usage, data.usage) };
       const stopReason = data.delta?.stop_reason;
-      if (!stopReason || state.finished) return { chunks: [], state: next };
-      return { chunks: [finishChunk(next, stopReason)], state: { ...next, finished: true } };
+      if (!stopReason || state.finished) return { chunks: held.chunks, state: next };
+      return { chunks: [...held.chunks, finishChunk(next, stopReason)], state: { ...next, finished: true } };
     }
     case 'message_stop': {
-      const chunks = state.finished ? [] : [finishChunk(state, 'end_turn')];
-      const next: StreamState = { ...state, phase: 'stopped', finished: true };
+      const held = releaseHeld(state);
+      const chunks = state.finished ? held.chunks : [...held.chunks, finishChunk(held.state, 'end_turn')];
+      const next: StreamState = { ...held.state, phase: 'stopped', finished: true };
       if (state.includeUsage) chunks.push({ ...base(next), choices: [], usage: streamUsage(next) });
       return { chunks, state: next };
     }
@@ -90,18 +97,33 @@ export function streamUsage(state: StreamState): ChatUsage | null {
 function startBlock(data: StreamEventData, state: StreamState): StreamStep {
   const block = data.content_block;
   const index = data.index ?? -1;
-  if (block?.type === 'text' && block.text) return { chunks: [chunk(state, { content: block.text })], state };
+  if (block?.type === 'text' && block.text) return text(state, block.text);
   if (block?.type !== 'tool_use') return { chunks: [], state };
-  if (block.name === state.jsonToolName) return { chunks: [], state: { ...state, blocks: { ...state.blocks, [index]: 'json' } } };
-  const ordinal = state.toolCalls;
-  const next: StreamState = { ...state, blocks: { ...state.blocks, [index]: ordinal }, toolCalls: ordinal + 1 };
+  if (block.name === state.jsonToolName) return { chunks: [], state: { ...state, heldText: '', blocks: { ...state.blocks, [index]: 'json' } } };
+  const held = releaseHeld(state);
+  const ordinal = held.state.toolCalls;
+  const next: StreamState = { ...held.state, blocks: { ...held.state.blocks, [index]: ordinal }, toolCalls: ordinal + 1 };
   const call = { index: ordinal, id: block.id ?? '', type: 'function' as const, function: { name: block.name ?? '', arguments: '' } };
-  return { chunks: [chunk(next, { tool_calls: [call] })], state: next };
+  return { chunks: [...held.chunks, chunk(next, { tool_calls: [call] })], state: next };
+}
+
+/** Text for the client: held back in JSON mode until the answer shows whether it is JSON. */
+function text(state: StreamState, content: string): StreamStep {
+  if (state.jsonToolName === null) return { chunks: [chunk(state, { content })], state };
+  // After the JSON tool, text is commentary on it, not part of the JSON the client asked for.
+  if (Object.values(state.blocks).includes('json')) return { chunks: [], state };
+  return { chunks: [], state: { ...state, heldText: state.heldText + content } };
+}
+
+/** The held text, sent: the answer is not (only) the JSON tool's. */
+function releaseHeld(state: StreamState): StreamStep {
+  if (state.heldText === '') return { chunks: [], state };
+  return { chunks: [chunk(state, { content: state.heldText })], state: { ...state, heldText: '' } };
 }
 
 function blockDelta(data: StreamEventData, state: StreamState): StreamStep {
   const delta = data.delta;
-  if (delta?.type === 'text_delta' && delta.text) return { chunks: [chunk(state, { content: delta.text })], state };
+  if (delta?.type === 'text_delta' && delta.text) return text(state, delta.text);
   if (delta?.type !== 'input_json_delta' || !delta.partial_json) return { chunks: [], state };
   const target = state.blocks[data.index ?? -1];
   if (target === undefined) return { chunks: [], state };
