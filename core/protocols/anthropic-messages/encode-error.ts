@@ -1,4 +1,5 @@
 import { PatchbayError } from '../../errors/patchbay-error.ts';
+import { ProviderError } from '../../errors/provider-error.ts';
 
 const TYPES: Record<number, string> = {
   400: 'invalid_request_error',
@@ -29,5 +30,7 @@ export function encodeAnthropicError(error: unknown): { status: number; body: Re
   if (!(error instanceof PatchbayError)) return { status: 500, body: INTERNAL };
   const { message: _message, type: _type, ...details } = error.toBody().error;
   const extra = Object.fromEntries(Object.entries(details).filter(([, value]) => value !== null));
-  return { status: error.status, body: { type: 'error', error: { type: anthropicErrorType(error.status), message: error.message, ...extra } } };
+  // An upstream's "overloaded" (529) keeps its name, so Claude Code's retry logic recognises it.
+  const type = error instanceof ProviderError && error.upstreamStatus === 529 ? 'overloaded_error' : anthropicErrorType(error.status);
+  return { status: error.status, body: { type: 'error', error: { type, message: error.message, ...extra } } };
 }
