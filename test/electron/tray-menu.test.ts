@@ -58,7 +58,7 @@ describe('tray menu model', () => {
 
   it('checks exactly the current strategy as a radio item that sets it', () => {
     const menu = buildTrayMenu({ ...base, strategy: 'cost' });
-    const radios = (find(menu, 'Default strategy') as Extract<TrayMenuItem, { type: 'submenu' }>).items.filter((i) => i.type === 'radio');
+    const radios = (find(menu, 'Default strategy') as Extract<TrayMenuItem, { type: 'submenu' }>).items.filter((i): i is Extract<TrayMenuItem, { checked: boolean }> => i.type === 'radio');
     expect(radios.filter((i) => i.checked).map((i) => i.label)).toEqual(['Cheapest (cost)']);
     expect(find(menu, 'Fastest (latency)')).toMatchObject({ action: { kind: 'set-strategy', strategy: 'latency' } });
   });
