@@ -55,8 +55,10 @@ export function createElectronStandIn(options: { lockAvailable?: boolean; dialog
     destroyed = false;
     headerHook: ((details: { responseHeaders: Record<string, string[]> }, cb: (r: { responseHeaders: Record<string, string[]> }) => void) => void) | null = null;
     readonly webContents = { session: { webRequest: { onHeadersReceived: (hook: StandInWindow['headerHook']) => (this.headerHook = hook) } } };
-    constructor(readonly options: { webPreferences: Record<string, unknown> }) {
+    readonly options: { webPreferences: Record<string, unknown> };
+    constructor(options: { webPreferences: Record<string, unknown> }) {
       super();
+      this.options = options;
       windows.push(this);
     }
     async loadURL(url: string) {
@@ -94,7 +96,10 @@ export function createElectronStandIn(options: { lockAvailable?: boolean; dialog
     Menu: { buildFromTemplate: (template: Template[]) => ({ template }) },
     BrowserWindow: StandInWindow,
     Notification: class {
-      constructor(readonly options: { title: string; body: string }) {}
+      readonly options: { title: string; body: string };
+      constructor(options: { title: string; body: string }) {
+        this.options = options;
+      }
       show() {
         notifications.push(this.options);
       }
