@@ -22,6 +22,8 @@ startDesktopApp(electron, {
     dataDir: resolveDataDir(),
     keychainService: process.env.PATCHBAY_KEYCHAIN_SERVICE || undefined,
     log: (message) => console.error(message),
+    // Packaged, the built dashboard is a resource beside app.asar; in development core finds renderer/dist itself.
+    dashboard: electron.app.isPackaged ? { dir: join(process.resourcesPath, 'renderer', 'dist') } : undefined,
   },
   iconsDir,
   preloadPath: preloadPath(here),
