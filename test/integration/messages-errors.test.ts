@@ -66,10 +66,12 @@ describe('bad requests name the field', () => {
   });
 
   it('what a non-Anthropic upstream cannot honour is a 400 naming it; Anthropic takes it', async () => {
-    const error = await failure(anthropic.messages.create({ model: 'openai/gpt-4o', max_tokens: 50, top_k: 5, messages: [{ role: 'user', content: 'hi' }] }));
+    // top_k: deprecated by Anthropic in 2026 (so no longer in the SDK's types) but still sent by older clients.
+    const withTopK = (model: string) => ({ model, max_tokens: 50, top_k: 5, messages: [{ role: 'user' as const, content: 'hi' }] }) as Anthropic.MessageCreateParamsNonStreaming;
+    const error = await failure(anthropic.messages.create(withTopK('openai/gpt-4o')));
     expect(error.status).toBe(400);
     expect(error.error).toMatchObject({ error: { type: 'invalid_request_error', param: 'top_k', message: expect.stringContaining('top_k') } });
-    const served = await anthropic.messages.create({ model: CLAUDE, max_tokens: 50, top_k: 5, messages: [{ role: 'user', content: 'hi' }] });
+    const served = await anthropic.messages.create(withTopK(CLAUDE));
     expect(served.stop_reason).toBe('end_turn');
   });
 });
