@@ -16,7 +16,8 @@ class RecordingAnthropic extends AnthropicEmulator {
   readonly bodies: Buffer[] = [];
 
   protected override async handle(ctx: EmulatorContext): Promise<void> {
-    const res = ctx.res as ServerResponse & { write: (...args: unknown[]) => boolean; end: (...args: unknown[]) => ServerResponse };
+    // Wrapped through a loose view of the response: Node's overloads for write/end do not take a spread.
+    const res = ctx.res as unknown as { write: (...args: unknown[]) => boolean; end: (...args: unknown[]) => ServerResponse };
     const parts: Buffer[] = [];
     const write = res.write.bind(res);
     const end = res.end.bind(res);
