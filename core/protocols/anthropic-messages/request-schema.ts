@@ -32,7 +32,8 @@ const otherBlock = z.looseObject({ type: z.string().min(1) });
 export const contentBlockSchema = z.union([textBlock, imageBlock, documentBlock, toolUseBlock, toolResultBlock, thinkingBlock, redactedThinkingBlock, otherBlock]);
 
 const messageSchema = z.looseObject({
-  role: z.enum(['user', 'assistant']),
+  // `system` mid-conversation: accepted by the Messages API since 2026-05 (Claude Code sends them).
+  role: z.enum(['user', 'assistant', 'system']),
   content: z.union([z.string(), z.array(contentBlockSchema)]),
 });
 

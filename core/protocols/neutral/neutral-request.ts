@@ -50,7 +50,8 @@ export interface RedactedReasoningPart {
 export type MessagePart = TextPart | ImagePart | DocumentPart | ToolCallPart | ToolResultPart | ReasoningPart | RedactedReasoningPart;
 
 export interface NeutralMessage {
-  role: 'user' | 'assistant';
+  /** `system` mid-conversation (an instruction at that point of the conversation); the top-level system prompt is NeutralRequest.system. */
+  role: 'user' | 'assistant' | 'system';
   parts: MessagePart[];
 }
 

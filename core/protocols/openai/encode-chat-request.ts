@@ -14,6 +14,11 @@ export function encodeChatRequest(request: NeutralRequest): ChatRequest {
   const system = request.system.map((p) => p.text).join('\n\n');
   if (system !== '') messages.push({ role: 'system', content: system });
   for (const message of request.messages) {
+    if (message.role === 'system') {
+      const text = message.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n\n');
+      if (text !== '') messages.push({ role: 'system', content: text });
+      continue;
+    }
     if (message.role === 'assistant') {
       const text = message.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
       const calls = message.parts.flatMap((p) => (p.type === 'tool-call' ? [{ id: p.id, type: 'function' as const, function: { name: p.name, arguments: JSON.stringify(p.input ?? {}) } }] : []));
