@@ -15,14 +15,13 @@ const REASONS = {
  */
 export function authenticate(req: IncomingMessage, keys: KeyStore): ApiKeyRecord {
   const header = req.headers.authorization;
-  const apiKey = req.headers['x-api-key'];
   let secret: string;
   if (header) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw new AuthenticationError('The Authorization header must be "Bearer <your Patchbay key>".');
     secret = match[1];
-  } else if (typeof apiKey === 'string' && apiKey.trim() !== '') {
-    secret = apiKey.trim();
+  } else if (typeof req.headers['x-api-key'] === 'string' && req.headers['x-api-key'].trim() !== '') {
+    secret = req.headers['x-api-key'].trim();
   } else {
     throw new AuthenticationError('Missing API key: send your Patchbay key as "Authorization: Bearer <key>" or "x-api-key: <key>" (the openai and anthropic clients do this when you pass apiKey).');
   }
