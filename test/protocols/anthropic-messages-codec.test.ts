@@ -150,6 +150,19 @@ describe('decodeChatChunk (OpenAI chunks -> neutral parts)', () => {
   });
 });
 
+describe('decodeChatChunk with an upstream that repeats the tool-call id on every fragment', () => {
+  it('still makes one tool_use block per call', () => {
+    let state = createChunkState();
+    const parts: StreamPart[] = [];
+    for (const args of ['{"a"', ':1}']) {
+      const step = decodeChatChunk({ id: 'c', choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_1', function: { name: 'f', arguments: args } }] } }] }, state);
+      state = step.state;
+      parts.push(...step.parts);
+    }
+    expect(parts.filter((p) => p.type === 'tool-call-start')).toEqual([{ type: 'tool-call-start', id: 'call_1', name: 'f' }]);
+  });
+});
+
 describe('decodeMessagesRequest + encodeChatRequest (Anthropic body -> neutral -> OpenAI chat)', () => {
   it('keeps system, tool calls and results in OpenAI order; lists what only Anthropic honours', () => {
     const decoded = decodeMessagesRequest({

@@ -7,6 +7,8 @@ export interface ChunkState {
   readonly started: boolean;
   /** OpenAI index of the tool call being streamed, -1 when none. */
   readonly toolIndex: number;
+  /** Upstream id of that tool call: some upstreams repeat it on every fragment. */
+  readonly toolId: string | undefined;
   readonly finishReason: FinishReason | null;
   readonly usage: NeutralUsage | null;
 }
@@ -35,7 +37,7 @@ interface ChatChunkIn {
 const FINISH: Record<string, FinishReason> = { stop: 'stop', length: 'length', tool_calls: 'tool-calls', function_call: 'tool-calls', content_filter: 'content-filter' };
 
 export function createChunkState(): ChunkState {
-  return { started: false, toolIndex: -1, finishReason: null, usage: null };
+  return { started: false, toolIndex: -1, toolId: undefined, finishReason: null, usage: null };
 }
 
 /**
@@ -60,9 +62,9 @@ export function decodeChatChunk(chunk: ChatChunkIn, state: ChunkState): ChunkSte
   if (typeof delta.content === 'string' && delta.content !== '') parts.push({ type: 'text-delta', text: delta.content });
   for (const call of delta.tool_calls ?? []) {
     const index = call.index ?? next.toolIndex;
-    if (index !== next.toolIndex || call.id) {
+    if (index !== next.toolIndex || (call.id !== undefined && call.id !== next.toolId)) {
       parts.push({ type: 'tool-call-start', id: toolUseId(call.id, index), name: call.function?.name ?? '' });
-      next = { ...next, toolIndex: index };
+      next = { ...next, toolIndex: index, toolId: call.id };
     }
     const args = call.function?.arguments;
     if (args) parts.push({ type: 'tool-call-delta', argumentsDelta: args });
