@@ -1,38 +1,30 @@
 /**
- * The desktop shell: starts Patchbay's core in the main process, puts it in the tray and opens the
- * dashboard. It holds no routing logic; everything it calls is core/, which also runs headless.
+ * The desktop shell's entry point (compiled to dist-electron/electron/main.js by scripts/desktop.js).
+ * It holds no routing logic: core/ runs here through the same composition root as `patchbay serve`,
+ * on the same data dir, so the CLI and the app share keys, config and usage.
  */
-import { app, BrowserWindow } from 'electron';
-import { startCore, type RunningCore } from './start-core.ts';
-import { createTray } from './create-tray.ts';
-import { openDashboardWindow } from './open-dashboard-window.ts';
-import { applySecurityRules } from './security-rules.ts';
+import * as electron from 'electron';
+import { join } from 'node:path';
+import { resolveDataDir } from '../core/config/data-dir.ts';
+import { startDesktopApp } from './desktop-app.ts';
+import { preloadPath } from './dashboard-window.ts';
 import { NODE_FLAGS } from '../bin/node-flags.js';
 
-let core: RunningCore | null = null;
-
 // The same V8 heap settings as `patchbay serve` (bin/node-flags.js says why).
-app.commandLine.appendSwitch('js-flags', NODE_FLAGS.join(' '));
+electron.app.commandLine.appendSwitch('js-flags', NODE_FLAGS.join(' '));
 
-if (!app.requestSingleInstanceLock()) {
-  // Another Patchbay is running: it gets the focus (see 'second-instance'), this one leaves.
-  app.quit();
-} else {
-  app.on('second-instance', () => {
-    if (core) openDashboardWindow(core);
-  });
-  applySecurityRules(app);
-  app.whenReady().then(async () => {
-    core = await startCore();
-    createTray(core, () => quit());
-    openDashboardWindow(core);
-  });
-  // Closing the window keeps the router running in the tray.
-  app.on('window-all-closed', () => undefined);
-}
+const here = import.meta.dirname;
+// Packaged: extraResources puts the icons next to app.asar; in development they are in build/icons.
+const iconsDir = electron.app.isPackaged ? join(process.resourcesPath, 'icons') : join(here, '..', '..', 'build', 'icons');
 
-async function quit(): Promise<void> {
-  for (const window of BrowserWindow.getAllWindows()) window.destroy();
-  await core?.patchbay.close();
-  app.exit(0);
-}
+startDesktopApp(electron, {
+  core: {
+    dataDir: resolveDataDir(),
+    keychainService: process.env.PATCHBAY_KEYCHAIN_SERVICE || undefined,
+    log: (message) => console.error(message),
+    // Packaged, the built dashboard is a resource beside app.asar; in development core finds renderer/dist itself.
+    dashboard: electron.app.isPackaged ? { dir: join(process.resourcesPath, 'renderer', 'dist') } : undefined,
+  },
+  iconsDir,
+  preloadPath: preloadPath(here),
+});

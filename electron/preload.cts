@@ -1,8 +1,10 @@
-// Preload (CommonJS, sandboxed): exposes exactly one typed value to the dashboard, the admin token
-// it needs for the management API. The renderer never gets Node or Electron APIs.
-const electron = require('electron') as typeof import('electron');
+// Preload (CommonJS, sandboxed: it can load only 'electron'). Exposes one typed object to the
+// dashboard, one function per IPC message of electron/model/ipc-contract.ts; the main process
+// validates every payload and checks the sending frame. No token, no Node, no Electron API leaks.
+const { contextBridge, ipcRenderer } = require('electron') as typeof import('electron');
 
-const prefix = '--patchbay-admin-token=';
-const token = process.argv.find((arg) => arg.startsWith(prefix))?.slice(prefix.length) ?? null;
-
-electron.contextBridge.exposeInMainWorld('patchbay', { adminToken: token });
+contextBridge.exposeInMainWorld('patchbayDesktop', {
+  getDesktopInfo: () => ipcRenderer.invoke('patchbay:get-desktop-info', {}),
+  setStartAtLogin: (enabled: boolean) => ipcRenderer.invoke('patchbay:set-start-at-login', { enabled }),
+  openDataFolder: () => ipcRenderer.invoke('patchbay:open-data-folder', {}),
+});
