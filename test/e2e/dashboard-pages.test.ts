@@ -5,6 +5,12 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { goTo, startDashboard, type Dashboard } from './start-dashboard.ts';
 
+// Browser globals for the functions that run inside the page: the project's tsconfig has no DOM
+// library, and adding it (a global) would hide DOM-only names used by mistake in core.
+declare const window: any;
+declare const document: any;
+declare const MutationObserver: any;
+
 const ROOT = join(import.meta.dirname, '..', '..');
 const SCREENSHOTS = join(ROOT, 'test-results', 'screenshots');
 const ASSETS = join(ROOT, 'renderer', 'dist', 'assets');

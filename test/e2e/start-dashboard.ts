@@ -28,6 +28,8 @@ export interface Dashboard {
 export async function startDashboard(): Promise<Dashboard> {
   // Once per file, and only when a renderer source is newer than the last build.
   ensureRendererBuilt(process.execPath);
+  // First: without a browser nothing else is worth starting (and nothing is left running).
+  const browser = await launchChromium();
   const openai = new OpenAiEmulator({ apiKey: UPSTREAM_KEYS.OPENAI_API_KEY });
   const groq = new GroqEmulator({ apiKey: UPSTREAM_KEYS.GROQ_API_KEY });
   const [openaiUrl, groqUrl] = await Promise.all([openai.start(), groq.start()]);
@@ -35,7 +37,6 @@ export async function startDashboard(): Promise<Dashboard> {
     config: { providers: { openai: { baseUrl: `${openaiUrl}/v1` }, groq: { baseUrl: `${groqUrl}/openai/v1` } } },
     env: UPSTREAM_KEYS,
   });
-  const browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1024, height: 700 } });
   // Fail a missing element in seconds, not the whole test's time.
   context.setDefaultTimeout(10_000);
