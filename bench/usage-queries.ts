@@ -4,8 +4,8 @@
 //
 // The rows (3 months, 6 providers, 30 models, 20 keys and requests without one, realistic statuses
 // and log-normal latencies; test/helpers/generate-usage-rows.ts) go through the real migrations and
-// the writer thread's own UsageBatchWriter (the same INSERT, so the database's trigger fills the
-// rollups exactly as in production), in batches of 5,000. Then Patchbay starts on that data dir
+// the writer thread's own UsageBatchWriter (the same INSERT and per-batch rollup UPSERTs as in
+// production), in batches of 5,000. Then Patchbay starts on that data dir
 // through the composition root, and each /api query is timed over HTTP: "cold" is its first call
 // after the start (statements not yet prepared, SQLite's page cache empty; the OS file cache is
 // warm, having just been written), "warm" the median of 5 further calls. Target: each under 100 ms.
@@ -88,6 +88,9 @@ const queries: [string, string][] = [
   ['log, model=together-model-2', `/usage/log?${all}&model=together-model-2`],
   ['log, key_id', `/usage/log?${all}&key_id=${keyIds[7]}`],
   ['log, key_id=unknown (no match)', `/usage/log?${all}&key_id=key_unknown`],
+  ['log, provider=mistral (no match)', `/usage/log?${all}&provider=mistral`],
+  ['log, model=unknown (no match)', `/usage/log?${all}&model=no-such-model`],
+  ['log, status=201 (no match)', `/usage/log?${all}&status=201`],
   ['log, provider=groq + status=429 + key', `/usage/log?${all}&provider=groq&status=429&key_id=${keyIds[3]}`],
   ['log, model + status=error, last month', `/usage/log?${lastMonth}&model=openai-model-1&status=error`],
   ['log/:request_id', `/usage/log/${someId}`],

@@ -132,13 +132,23 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
     listener,
   );
   server.maxConnections = config.maxConnections;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? config.port, host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? config.port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    // Not listening (the port is taken, say): release what was opened, so a caller that retries
+    // on another port (the desktop app) holds one database and one writer thread, not two.
+    events.close();
+    await usage.close();
+    db.close();
+    await closeTokenCounter();
+    throw error;
+  }
   const port = (server.address() as AddressInfo).port;
   const { url, urls, exposed } = resolveListenAddresses(host, port, interfaces);
   management.setBaseUrl(`${url}/v1`);

@@ -1,4 +1,5 @@
 import type { PatchbayDatabase } from './open-database.ts';
+import { prepareRollups } from './usage-rollups.ts';
 import type { UsageRecord } from './usage-store.ts';
 
 /** One usage row as the INSERT takes it: 21 values in column order (attempts as JSON text). */
@@ -62,8 +63,14 @@ export class UsageBatchWriter {
     this.onDrained = onDrained;
     const insert = db.prepare(`INSERT INTO usage (${COLUMNS}) VALUES (${COLUMNS.split(',').map(() => '?').join(', ')})`);
     const insertContent = db.prepare('INSERT OR REPLACE INTO content_log (request_id, ts, request, response) VALUES (@requestId, @ts, @request, @response)');
+    const rollups = prepareRollups(db);
     this.commit = db.transaction((rows: RowValues[], content: ContentEntry[]) => {
-      for (const row of rows) insert.run(row);
+      if (rows.length) {
+        // The rollups are updated from the rows this transaction inserted: those with a higher id.
+        const lastId = rollups.lastId();
+        for (const row of rows) insert.run(row);
+        rollups.addAfter(lastId);
+      }
       for (const entry of content) insertContent.run(entry);
       inTransaction();
     });

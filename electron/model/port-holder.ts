@@ -54,6 +54,6 @@ export function portTakenMessage(port: number, holder: PortHolder | null, freePo
     title: `Patchbay could not start: port ${port} is in use by ${who}.`,
     detail:
       (patchbayHolds ? 'If that is another Patchbay, quit it or use it instead. ' : `Stop ${who} or choose another port. `) +
-      (freePort !== null ? `Port ${freePort} is free: start there now (saved as "port" in config.json; point clients at the new base URL).` : 'No free port was found nearby; set "port" in config.json.'),
+      (freePort !== null ? `Port ${freePort} is free: start there now (for this run; point clients at the new base URL, or set "port" in config.json to keep it).` : 'No free port was found nearby; set "port" in config.json.'),
   };
 }

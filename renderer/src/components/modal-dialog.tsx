@@ -1,5 +1,5 @@
 import { Dialog } from 'radix-ui';
-import type { ReactNode } from 'react';
+import { useRef, type ReactNode } from 'react';
 
 interface Props {
   open: boolean;
@@ -16,11 +16,25 @@ interface Props {
  * (style-src 'self') refuses.
  */
 export function ModalDialog({ open, onOpenChange, title, description, children, wide }: Props) {
+  // Our dialogs are opened from state, not by a Radix Trigger, and Radix returns focus only to a
+  // Trigger: without this, closing one (Escape included) left keyboard users on <body>.
+  const opener = useRef<HTMLElement | null>(null);
   return (
     <Dialog.Root open={open} onOpenChange={onOpenChange}>
       <Dialog.Portal>
         <div className="backdrop" aria-hidden="true" />
-        <Dialog.Content className={wide ? 'dialog wide' : 'dialog'}>
+        <Dialog.Content
+          className={wide ? 'dialog wide' : 'dialog'}
+          onOpenAutoFocus={() => {
+            opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+          }}
+          onCloseAutoFocus={(event) => {
+            event.preventDefault();
+            const target = opener.current?.isConnected ? opener.current : document.getElementById('main');
+            opener.current = null;
+            target?.focus();
+          }}
+        >
           <Dialog.Title className="dialog-title">{title}</Dialog.Title>
           {description ? <Dialog.Description className="muted">{description}</Dialog.Description> : <Dialog.Description className="visually-hidden">{title}</Dialog.Description>}
           {children}

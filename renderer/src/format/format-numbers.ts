@@ -5,6 +5,7 @@ const usdCents = new Intl.NumberFormat(undefined, { style: 'currency', currency:
 const usdTiny = new Intl.NumberFormat(undefined, { style: 'currency', currency: 'USD', maximumSignificantDigits: 3 });
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+const logTime = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', second: '2-digit' });
 
 export const formatTokens = (n: number | null | undefined) => (n === null || n === undefined ? '—' : integer.format(n));
 
@@ -18,4 +19,6 @@ export function formatUsd(n: number | null | undefined): string {
 export const formatPercent = (ratio: number | null | undefined) => (ratio === null || ratio === undefined ? '—' : percent.format(ratio));
 export const formatMs = (ms: number | null | undefined) => (ms === null || ms === undefined ? '—' : `${integer.format(ms)} ms`);
 export const formatDateTime = (iso: string | null | undefined) => (iso ? dateTime.format(new Date(iso)) : '—');
+/** A request log row's time: no year, so it fits on one line in a 1024 px window (the detail shows the full date). */
+export const formatLogTime = (iso: string | null | undefined) => (iso ? logTime.format(new Date(iso)) : '—');
 export const formatDate = (iso: string | null | undefined) => (iso ? dateOnly.format(new Date(iso)) : '—');

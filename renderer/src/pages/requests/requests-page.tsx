@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useKeys, useProviders } from '../../api/shared-queries.ts';
 import type { RequestRow } from '../../api/types.ts';
 import { EmptyState, ErrorNote } from '../../components/query-state.tsx';
-import { formatDateTime, formatMs, formatTokens, formatUsd } from '../../format/format-numbers.ts';
+import { formatLogTime, formatMs, formatTokens, formatUsd } from '../../format/format-numbers.ts';
 import { RequestDetail } from './request-detail.tsx';
 import { isError, NO_FILTERS, type RequestFilters } from './request-filters.ts';
 import { useRequestLog } from './use-request-log.ts';
@@ -47,7 +47,8 @@ export default function RequestsPage() {
             <tbody>
               {log.rows.map((r) => (
                 <tr key={r.request_id}>
-                  <td><button type="button" className="link" onClick={() => setOpen(r)} aria-label={`Open request ${r.request_id}`}>{formatDateTime(r.ts)}</button></td>
+                  {/* The visible time begins the button's name (WCAG 2.5.3): a voice user says what they see. */}
+                  <td><button type="button" className="link" onClick={() => setOpen(r)}>{formatLogTime(r.ts)}<span className="visually-hidden">, open request {r.request_id}</span></button></td>
                   <td>{r.requested_model}{r.model && r.model !== r.requested_model ? <span className="muted"> → {r.model}</span> : null}</td>
                   <td>{r.provider ?? '—'}</td>
                   <td>{r.key_name ?? '—'}</td>

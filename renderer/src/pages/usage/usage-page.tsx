@@ -20,7 +20,8 @@ function StackedChart({ title, data, groups, format }: { title: string; data: Re
         <BarChart data={data}>
           <CartesianGrid stroke="var(--border)" vertical={false} />
           <XAxis dataKey="day" tick={axis} tickFormatter={(d: string) => d.slice(8)} />
-          <YAxis tick={axis} tickFormatter={(n: number) => format(n)} width={72} />
+          {/* Wide enough for sub-cent amounts such as $0.0000075, which a narrower axis clipped. */}
+          <YAxis tick={axis} tickFormatter={(n: number) => format(n)} width={84} />
           <Tooltip {...tooltipProps} formatter={(v) => format(Number(v))} />
           <Legend />
           {groups.map((g, i) => <Bar key={g} dataKey={g} stackId="a" fill={seriesColor(i)} isAnimationActive={false} />)}
@@ -99,7 +100,8 @@ export default function UsagePage() {
                 <LineChart data={lat.data}>
                   <CartesianGrid stroke="var(--border)" vertical={false} />
                   <XAxis dataKey="day" tick={axis} tickFormatter={(d: string) => d.slice(8)} />
-                  <YAxis tick={axis} tickFormatter={(n: number) => formatPercent(n)} width={56} />
+                  {/* A rate never exceeds 100%; with no errors at all Recharts' default domain ran to 400%. */}
+                  <YAxis tick={axis} tickFormatter={(n: number) => formatPercent(n)} width={56} domain={[0, (max: number) => (max > 0 ? Math.min(1, max) : 1)]} />
                   <Tooltip {...tooltipProps} formatter={(v) => formatPercent(Number(v))} />
                   <Legend />
                   {lat.providers.map((p, i) => <Line key={p} dataKey={`${p} errors`} name={p} stroke={seriesColor(i)} dot={false} connectNulls isAnimationActive={false} />)}
