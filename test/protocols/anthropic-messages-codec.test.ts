@@ -150,6 +150,13 @@ describe('decodeChatChunk (OpenAI chunks -> neutral parts)', () => {
   });
 });
 
+describe('decodeMessagesRequest: max_tokens 0', () => {
+  it('is a cache pre-warm only Anthropic honours; other upstreams would answer in full, so it is refused there', () => {
+    const decoded = decodeMessagesRequest({ model: 'gpt-4o', max_tokens: 0, messages: [{ role: 'user', content: 'warm' }] } as never);
+    expect(decoded.nativeOnly).toEqual([{ param: 'max_tokens', what: 'pre-warm a prompt cache (max_tokens: 0)' }]);
+  });
+});
+
 describe('decodeChatChunk with an upstream that repeats the tool-call id on every fragment', () => {
   it('still makes one tool_use block per call', () => {
     let state = createChunkState();

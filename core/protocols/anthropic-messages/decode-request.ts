@@ -40,6 +40,8 @@ export function decodeMessagesRequest(body: MessagesRequestBody | CountTokensReq
   }
   if (body.tool_choice) request.toolChoice = decodeToolChoice(body.tool_choice);
   if (full.max_tokens !== undefined) request.maxTokens = full.max_tokens;
+  // max_tokens 0 warms Anthropic's prompt cache without an answer; elsewhere it would buy a whole answer.
+  if (full.max_tokens === 0) nativeOnly.push({ param: 'max_tokens', what: 'pre-warm a prompt cache (max_tokens: 0)' });
   if (full.temperature !== undefined) request.temperature = full.temperature;
   if (full.top_p !== undefined) request.topP = full.top_p;
   if (full.top_k !== undefined) {
