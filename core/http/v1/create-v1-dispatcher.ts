@@ -15,6 +15,8 @@ import { openAiCodec } from '../../protocols/openai/openai-chat-codec.ts';
 import { handleChatCompletions } from './handle-chat-completions.ts';
 import { handleCountTokens } from './handle-count-tokens.ts';
 import { handleMessages } from './handle-messages.ts';
+import { createResponsesHandler } from './handle-responses.ts';
+import { responsesCodec } from '../../protocols/openai-responses/responses-codec.ts';
 import { handleCompletions } from './handle-completions.ts';
 import { handleEmbeddings } from './handle-embeddings.ts';
 import { listModels } from './list-models.ts';
@@ -134,6 +136,7 @@ export function createV1Dispatcher(deps: V1Deps): { dispatch: (req: IncomingMess
     ['POST /v1/embeddings', routed('embeddings', handleEmbeddings)],
     ['POST /v1/messages', routed('messages', handleMessages, anthropicCodec)],
     ['POST /v1/messages/count_tokens', routed('count_tokens', handleCountTokens, anthropicCodec)],
+    ['POST /v1/responses', routed('responses', createResponsesHandler(deps.config.connectTimeoutMs), responsesCodec)],
     ['GET /v1/models', models],
   ]);
 

@@ -5,7 +5,7 @@ import type { Usage } from '../../providers/provider-adapter.ts';
 import { createRouteTrace, type RouteTrace } from '../../routing/route-trace.ts';
 import type { UsageRecord } from '../../usage/usage-store.ts';
 
-export type V1Endpoint = UsageRecord['endpoint'] | 'messages' | 'count_tokens';
+export type V1Endpoint = UsageRecord['endpoint'] | 'messages' | 'count_tokens' | 'responses';
 
 /** What one /v1 request accumulates on its way; it becomes the usage row when the request ends. */
 export interface V1Request {

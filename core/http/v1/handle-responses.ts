@@ -1,0 +1,67 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { decodeResponsesRequest, PATCHBAY_REASONING_PREFIX, refuseStateful } from '../../protocols/openai-responses/decode-request.ts';
+import { responsesRequestSchema, type ResponsesRequestBody } from '../../protocols/openai-responses/request-schema.ts';
+import { responseBase } from '../../protocols/openai-responses/response-base.ts';
+import { responsesCodec } from '../../protocols/openai-responses/responses-codec.ts';
+import { responsesTexts } from '../../protocols/openai-responses/request-texts.ts';
+import { forwardResponse, forwardResponseStream } from '../../providers/openai-compatible/forward-responses.ts';
+import type { UpstreamCall } from '../../providers/provider-adapter.ts';
+import { measurePrompt } from '../../routing/estimate-tokens.ts';
+import type { RouteRequest } from '../../routing/router.ts';
+import { readJsonBody } from '../read-json-body.ts';
+import { validateBody } from '../validate-body.ts';
+import { serveRouted, type V1Context } from './serve-routed.ts';
+import { translateResponse, translateResponseStream } from './translate-responses.ts';
+import type { V1Request } from './v1-request.ts';
+
+/** What a Responses request needs of an endpoint beyond chat, with the field that needs it. */
+export function responsesNeeds(body: ResponsesRequestBody): RouteRequest['needs'] {
+  const needs: RouteRequest['needs'] = [];
+  if (body.tools && body.tools.length > 0) needs.push({ capability: 'tools', param: 'tools' });
+  const hasImage = (content: unknown): boolean => Array.isArray(content) && content.some((p) => p?.type === 'input_image');
+  if (Array.isArray(body.input) && body.input.some((item) => hasImage(item.content) || hasImage(item.output))) needs.push({ capability: 'images', param: 'input' });
+  return needs;
+}
+
+/** Only OpenAI itself serves the Responses API; every other provider (Groq, Together, user endpoints) is reached through chat. */
+function speaksResponses(call: UpstreamCall): boolean {
+  return call.provider.protocol === 'openai' && call.provider.name === 'openai';
+}
+
+/**
+ * The caller's own body for OpenAI, with only the model id replaced. Reasoning items Patchbay wrote
+ * for another upstream are left out: OpenAI refuses a whole request for an encrypted_content it did
+ * not write, and OpenAI's own items go back unchanged.
+ */
+export function forwardedResponsesBody(raw: Record<string, unknown>, model: string): string {
+  const input = raw.input;
+  const foreign = (item: { type?: unknown; encrypted_content?: unknown }) => item?.type === 'reasoning' && typeof item.encrypted_content === 'string' && item.encrypted_content.startsWith(PATCHBAY_REASONING_PREFIX);
+  if (!Array.isArray(input) || !input.some(foreign)) return JSON.stringify({ ...raw, model });
+  return JSON.stringify({ ...raw, model, input: input.filter((item) => !foreign(item)) });
+}
+
+/**
+ * POST /v1/responses: OpenAI's Responses API, stateless, over every provider (pass-through to
+ * OpenAI, translated through the neutral model elsewhere). Made once with the connect timeout the
+ * pass-through transport needs.
+ */
+export function createResponsesHandler(connectTimeoutMs: number) {
+  return async function handleResponses(req: IncomingMessage, res: ServerResponse, ctx: V1Context, request: V1Request): Promise<void> {
+    const raw = (await readJsonBody(req)) as Record<string, unknown>;
+    const body = validateBody(responsesRequestSchema, raw);
+    refuseStateful(body);
+    const decoded = decodeResponsesRequest(body);
+    const id = `resp_${request.requestId.replace(/^req_/, '')}`;
+    const createdAt = Math.floor(request.startedWall / 1000);
+    const baseFor = (model: string) => responseBase(body, id, model, createdAt);
+    await serveRouted(req, res, ctx, request, {
+      body,
+      route: { operation: 'chat', model: body.model, needs: responsesNeeds(body), prompt: measurePrompt(responsesTexts(body)), maxTokens: body.max_output_tokens ?? undefined },
+      stream: body.stream === true,
+      includeUsage: true,
+      codec: responsesCodec,
+      json: (adapter, call) => (speaksResponses(call) ? forwardResponse(forwardedResponsesBody(raw, call.endpoint.model), call, connectTimeoutMs) : translateResponse(adapter, call, decoded, baseFor)),
+      openStream: (adapter, call) => (speaksResponses(call) ? forwardResponseStream(forwardedResponsesBody(raw, call.endpoint.model), call, connectTimeoutMs) : translateResponseStream(adapter, call, decoded, baseFor)),
+    });
+  };
+}

@@ -1,0 +1,78 @@
+import { InvalidRequestError } from '../../errors/patchbay-error.ts';
+import { ProviderError } from '../../errors/provider-error.ts';
+import type { StreamPart } from '../../protocols/neutral/stream-part.ts';
+import type { ChatExtras, DecodedResponses } from '../../protocols/openai-responses/decode-request.ts';
+import { createResponsesEncodeState, encodeResponse, encodeResponsesFailure, encodeResponsesPart, type ResponsesEncodeState } from '../../protocols/openai-responses/encode-stream.ts';
+import { toOpenAiUsage } from '../../protocols/openai/map-usage.ts';
+import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall, Usage } from '../../providers/provider-adapter.ts';
+import { streamNeutralViaChat } from '../../providers/stream-neutral-via-chat.ts';
+
+/** The response object's fields known before output, for the model that answers. */
+export type ResponseBaseFor = (model: string) => ResponsesEncodeState['base'];
+
+/** A Responses request for an upstream other than OpenAI: refused first if it asks for what that upstream cannot do. */
+function refuseNativeOnly(decoded: DecodedResponses, call: UpstreamCall): void {
+  const first = decoded.nativeOnly[0];
+  if (!first) return;
+  throw new InvalidRequestError(
+    `${call.provider.name} (${call.endpoint.id}) cannot ${first.what}; remove '${first.param}' or use an OpenAI model (e.g. openai/gpt-4.1).`,
+    first.param,
+    'unsupported_parameter',
+  );
+}
+
+/**
+ * The adapter with the chat fields the neutral model has no place for yet (text.format as
+ * response_format, reasoning.effort) added to the chat request it is handed. Each adapter maps
+ * them as it does for /v1/chat/completions (Anthropic: JSON through a tool; Gemini: a response schema).
+ */
+function withChatExtras(adapter: ProviderAdapter, extras: ChatExtras): ProviderAdapter {
+  if (extras.response_format === undefined && extras.reasoning_effort === undefined) return adapter;
+  return Object.create(adapter, {
+    streamChat: { value: (request: Parameters<ProviderAdapter['streamChat']>[0], call: UpstreamCall, includeUsage: boolean) => adapter.streamChat({ ...request, ...extras }, call, includeUsage) },
+  }) as ProviderAdapter;
+}
+
+/** A whole response from an upstream that does not speak Responses: its answer streamed as neutral parts and collected. */
+export async function translateResponse(adapter: ProviderAdapter, call: UpstreamCall, decoded: DecodedResponses, baseFor: ResponseBaseFor): Promise<JsonReply> {
+  refuseNativeOnly(decoded, call);
+  const stream = await streamNeutralViaChat(withChatExtras(adapter, decoded.extras), { ...decoded.request, model: call.endpoint.model }, call);
+  const parts: StreamPart[] = [];
+  for (let next = await stream.parts.next(); !next.done; next = await stream.parts.next()) parts.push(next.value);
+  const response = encodeResponse(parts, createResponsesEncodeState(baseFor(call.endpoint.model), call.provider.name));
+  if (!response) throw new ProviderError({ provider: call.provider.name, upstreamStatus: 502, message: 'the answer ended before its finish', retryable: true });
+  const finish = parts.find((p) => p.type === 'finish');
+  return { body: JSON.stringify(response), usage: finish?.type === 'finish' && finish.usage ? toOpenAiUsage(finish.usage) : null };
+}
+
+/**
+ * A Responses event stream from an upstream that does not speak Responses. The first item is
+ * pulled before this resolves (by serve-routed, inside the attempt) and holds response.created
+ * with the first output, so a failure before any output can still fall back. A failure after it
+ * ends the stream with response.failed (numbered after the last event), then is rethrown so the
+ * request is recorded as failed.
+ */
+export async function translateResponseStream(adapter: ProviderAdapter, call: UpstreamCall, decoded: DecodedResponses, baseFor: ResponseBaseFor): Promise<StreamReply> {
+  refuseNativeOnly(decoded, call);
+  const stream = await streamNeutralViaChat(withChatExtras(adapter, decoded.extras), { ...decoded.request, model: call.endpoint.model }, call);
+  let usage: Usage | null = null;
+  let state = createResponsesEncodeState(baseFor(call.endpoint.model), call.provider.name);
+  async function* events(): AsyncGenerator<string> {
+    try {
+      for (let next = await stream.parts.next(); !next.done; next = await stream.parts.next()) {
+        const part = next.value;
+        if (part.type === 'finish' && part.usage) usage = toOpenAiUsage(part.usage);
+        const step = encodeResponsesPart(part, state);
+        state = step.state;
+        if (step.events !== '') yield step.events;
+      }
+      if (!state.finished) throw new ProviderError({ provider: call.provider.name, upstreamStatus: 502, message: 'the stream ended before its finish', retryable: true, kind: 'stream' });
+    } catch (error) {
+      if (state.started) yield encodeResponsesFailure(error, state);
+      throw error;
+    } finally {
+      await stream.parts.return?.();
+    }
+  }
+  return { chunks: events(), usage: () => usage };
+}
