@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { EmulatorServer, sendJson, writeSse, type EmulatorContext, type Fault } from './emulator-server.ts';
+import { answerResponses } from './openai-responses-emulator.ts';
 
 /**
  * A loopback stand-in for OpenAI's REST API, written from OpenAI's published OpenAPI spec and
@@ -181,7 +182,14 @@ export class OpenAiEmulator extends EmulatorServer {
     if (route === '/chat/completions') return this.chat(res, body, fault);
     if (route === '/completions') return this.completions(res, body, fault);
     if (route === '/embeddings') return this.embeddings(res, body);
+    if (route === '/responses') return this.responses(res, body, fault);
     return this.error(res, 404, `Invalid URL (POST ${path})`, 'invalid_request_error', null);
+  }
+
+  /** POST /v1/responses (openai-responses-emulator.ts): OpenAI's own; its look-alikes (Groq, Together) answer 404 here. */
+  protected responses(res: ServerResponse, body: Record<string, unknown>, fault: Fault | undefined): Promise<void> {
+    const headers = this.rateLimitHeaders();
+    return answerResponses(res, body, fault, { chatModels: this.options.chatModels, chunkDelayMs: this.chunkDelayMs, headers, error: (r, status, message, type, code, param = null) => this.error(r, status, message, type, code, param) });
   }
 
   protected listModels(res: ServerResponse): void {
