@@ -4,7 +4,7 @@ import type { RequestRow } from '../../api/types.ts';
 import { EmptyState, ErrorNote } from '../../components/query-state.tsx';
 import { formatLogTime, formatMs, formatTokens, formatUsd } from '../../format/format-numbers.ts';
 import { RequestDetail } from './request-detail.tsx';
-import { isError, NO_FILTERS, type RequestFilters } from './request-filters.ts';
+import { isError, NO_FILTERS, STATUS_FILTERS, type RequestFilters } from './request-filters.ts';
 import { useRequestLog } from './use-request-log.ts';
 
 export default function RequestsPage() {
@@ -25,7 +25,7 @@ export default function RequestsPage() {
     <>
       <h1>Requests</h1>
       <form className="filters" onSubmit={apply} aria-label="Filter requests">
-        <label>Status<select name="status" defaultValue=""><option value="">all</option><option value="ok">ok</option><option value="error">errors</option><option value="429">429</option><option value="rate_limit_exceeded">rate limited</option></select></label>
+        <label>Status<select name="status" defaultValue="">{STATUS_FILTERS.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}</select></label>
         <label>Model<input name="model" placeholder="any" /></label>
         <label>Provider<select name="provider" defaultValue=""><option value="">any</option>{(providers.data ?? []).map((p) => <option key={p.name}>{p.name}</option>)}</select></label>
         <label>Key<select name="key_id" defaultValue=""><option value="">any</option>{(keys.data ?? []).map((k) => <option key={k.id} value={k.id}>{k.name}</option>)}</select></label>
