@@ -38,6 +38,12 @@ describe('live request rows merged into the log', () => {
     expect(matchesFilters(row('ok'), { ...NO_FILTERS, status: '429' })).toBe(false);
   });
 
+  it('the model filter is the upstream model id, as the server applies it (a live row lands where a reload puts it)', () => {
+    const routed = row('m', { requested_model: 'llama-3.3-70b', provider: 'groq', model: 'llama-3.3-70b-versatile' });
+    expect(matchesFilters(routed, { ...NO_FILTERS, model: 'llama-3.3-70b-versatile' })).toBe(true);
+    expect(matchesFilters(routed, { ...NO_FILTERS, model: 'llama-3.3-70b' })).toBe(false);
+  });
+
   it('offers only status filters the server accepts (a choice it refuses would show an error, not requests)', () => {
     for (const option of STATUS_FILTERS) {
       if (option.value === '') continue;

@@ -30,7 +30,7 @@ export function matchesFilters(row: RequestRow, f: RequestFilters): boolean {
   if (f.status === 'ok' && isError(row)) return false;
   if (f.status === 'error' && !isError(row)) return false;
   if (f.status && f.status !== 'ok' && f.status !== 'error' && String(row.status) !== f.status) return false;
-  if (f.model && row.requested_model !== f.model && row.model !== f.model) return false;
+  if (f.model && row.model !== f.model) return false;
   if (f.provider && row.provider !== f.provider) return false;
   if (f.key_id && row.key_id !== f.key_id) return false;
   const day = row.ts.slice(0, 10);

@@ -29,7 +29,7 @@ export default function RequestsPage() {
       </div>
       <form className="filters" onSubmit={apply} aria-label="Filter requests">
         <label>Status<select name="status" defaultValue="">{STATUS_FILTERS.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}</select></label>
-        <label>Model<input name="model" placeholder="any" /></label>
+        <label>Model<input name="model" placeholder="upstream id" title="The model id the provider served, e.g. llama-3.3-70b-versatile" /></label>
         <label>Provider<select name="provider" defaultValue=""><option value="">any</option>{(providers.data ?? []).map((p) => <option key={p.name}>{p.name}</option>)}</select></label>
         <label>Key<select name="key_id" defaultValue=""><option value="">any</option>{(keys.data ?? []).map((k) => <option key={k.id} value={k.id}>{k.name}</option>)}</select></label>
         <label>From<input name="from" type="date" /></label>
