@@ -1,6 +1,7 @@
 import { Switch } from 'radix-ui';
 import { useState } from 'react';
-import type { ProviderModelInput, ProviderRow } from '../../api/types.ts';
+import { useModels } from '../../api/shared-queries.ts';
+import type { ManagedModel, ProviderModelInput, ProviderView } from '../../api/types.ts';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { ErrorNote } from '../../components/query-state.tsx';
 import { formatMs } from '../../format/format-numbers.ts';
@@ -9,8 +10,31 @@ import { invalidModelFields, ModelTable } from './model-table.tsx';
 import type { ProviderMutations } from './provider-mutations.ts';
 import { SecretForm } from './secret-form.tsx';
 
-function CustomModels({ provider, mutations }: { provider: ProviderRow; mutations: ProviderMutations }) {
-  const [models, setModels] = useState<ProviderModelInput[]>(provider.models ?? []);
+/**
+ * A provider's models as the editor holds them, from GET /api/models (GET /api/providers does not
+ * list them). Saving replaces the whole list, so the editor must start from what is there.
+ * A context window or price of 0 is core's "not set".
+ */
+export function providerModels(name: string, all: ManagedModel[]): ProviderModelInput[] {
+  return all
+    .filter((m) => m.kind === 'model' && m.provider === name)
+    .map((m) => ({
+      id: m.id.slice(name.length + 1),
+      ...(m.context_window > 0 ? { contextWindow: m.context_window } : {}),
+      ...(m.input_price ? { inputPrice: m.input_price } : {}),
+      ...(m.output_price ? { outputPrice: m.output_price } : {}),
+    }));
+}
+
+function CustomModels({ provider, mutations }: { provider: ProviderView; mutations: ProviderMutations }) {
+  const all = useModels();
+  if (all.isPending) return <p className="muted">Loading models…</p>;
+  if (all.isError) return <ErrorNote error={all.error} />;
+  return <ModelEditor provider={provider} mutations={mutations} initial={providerModels(provider.name, all.data)} />;
+}
+
+function ModelEditor({ provider, mutations, initial }: { provider: ProviderView; mutations: ProviderMutations; initial: ProviderModelInput[] }) {
+  const [models, setModels] = useState<ProviderModelInput[]>(initial);
   const [note, setNote] = useState<string | null>(null);
   const discover = async () => {
     const found = await mutations.discover.mutateAsync(provider.name);
@@ -40,7 +64,7 @@ function CustomModels({ provider, mutations }: { provider: ProviderRow; mutation
   );
 }
 
-export function ProviderCard({ provider, mutations }: { provider: ProviderRow; mutations: ProviderMutations }) {
+export function ProviderCard({ provider, mutations }: { provider: ProviderView; mutations: ProviderMutations }) {
   const [confirmRemove, setConfirmRemove] = useState(false);
   const test = mutations.test;
   const testedThis = test.variables === provider.name;
