@@ -1,7 +1,6 @@
 import { Switch } from 'radix-ui';
 import { useState } from 'react';
-import { useModels } from '../../api/shared-queries.ts';
-import type { ManagedModel, ProviderModelInput, ProviderView } from '../../api/types.ts';
+import type { ProviderModelInput, ProviderView } from '../../api/types.ts';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { ErrorNote } from '../../components/query-state.tsx';
 import { formatMs } from '../../format/format-numbers.ts';
@@ -10,27 +9,9 @@ import { invalidModelFields, ModelTable } from './model-table.tsx';
 import type { ProviderMutations } from './provider-mutations.ts';
 import { SecretForm } from './secret-form.tsx';
 
-/**
- * A provider's models as the editor holds them, from GET /api/models (GET /api/providers does not
- * list them). Saving replaces the whole list, so the editor must start from what is there.
- * A context window or price of 0 is core's "not set".
- */
-export function providerModels(name: string, all: ManagedModel[]): ProviderModelInput[] {
-  return all
-    .filter((m) => m.kind === 'model' && m.provider === name)
-    .map((m) => ({
-      id: m.id.slice(name.length + 1),
-      ...(m.context_window > 0 ? { contextWindow: m.context_window } : {}),
-      ...(m.input_price ? { inputPrice: m.input_price } : {}),
-      ...(m.output_price ? { outputPrice: m.output_price } : {}),
-    }));
-}
-
+/** A provider's configured models, as the editor holds them: saving replaces the whole list, so it starts from what is there. */
 function CustomModels({ provider, mutations }: { provider: ProviderView; mutations: ProviderMutations }) {
-  const all = useModels();
-  if (all.isPending) return <p className="muted">Loading models…</p>;
-  if (all.isError) return <ErrorNote error={all.error} />;
-  return <ModelEditor provider={provider} mutations={mutations} initial={providerModels(provider.name, all.data)} />;
+  return <ModelEditor provider={provider} mutations={mutations} initial={provider.models} />;
 }
 
 function ModelEditor({ provider, mutations, initial }: { provider: ProviderView; mutations: ProviderMutations; initial: ProviderModelInput[] }) {
