@@ -1,5 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import type { Strategy } from '../core/config/config-schema.ts';
+import { callManagementApi, ManagementApiError } from '../core/management/call-management-api.ts';
 import { utcDay, type LiveEvent } from './model/tray-state.ts';
 import { failingFromStatus, type RouterConnection } from './router-connection.ts';
 
@@ -11,21 +12,12 @@ const RECONNECT_MS = 3_000;
 export function httpConnection(baseUrl: string, adminToken: string, dataDir: string): RouterConnection {
   const headers = { authorization: `Bearer ${adminToken}` };
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${baseUrl}/api${path}`, {
-      method,
-      headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(15_000),
-    });
-    const text = await response.text();
-    if (!response.ok) {
-      let message = text;
-      try {
-        message = (JSON.parse(text) as { error: { message: string } }).error.message;
-      } catch {
-        // not JSON: keep the text
-      }
-      throw new Error(`Patchbay at ${baseUrl} answered ${response.status}: ${message}`);
+    let text: string;
+    try {
+      text = await callManagementApi(baseUrl, adminToken, { method, path, body, timeoutMs: 15_000 });
+    } catch (error) {
+      if (error instanceof ManagementApiError) throw new Error(`Patchbay at ${baseUrl} answered ${error.status}: ${error.message}`);
+      throw error;
     }
     return (text ? JSON.parse(text) : undefined) as T;
   };

@@ -8,6 +8,7 @@ import { resolveDataDir } from '../config/data-dir.ts';
 import { loadConfigFile } from '../config/load-config.ts';
 import { KeyStore } from '../keys/key-store.ts';
 import { createKeySchema, explainRouteSchema, keySettingsSchema, providerSecretSchema, routingSettingsSchema } from '../management/management-schemas.ts';
+import { callManagementApi, ManagementApiError } from '../management/call-management-api.ts';
 import { ManagementService } from '../management/management-service.ts';
 import { validateBody } from '../http/validate-body.ts';
 import { HealthTracker } from '../routing/health-tracker.ts';
@@ -103,22 +104,13 @@ export async function requestSignInLink(values: { 'data-dir'?: string }, env: No
   } catch {
     return null;
   }
-  let response: Response;
+  let text: string;
   try {
-    response = await fetch(`${url}/api/session/code`, { method: 'POST', headers: { authorization: `Bearer ${loadAdminToken(dataDir)}` }, signal: AbortSignal.timeout(10_000) });
-  } catch {
+    text = await callManagementApi(url, loadAdminToken(dataDir), { method: 'POST', path: '/session/code', timeoutMs: 10_000 });
+  } catch (error) {
+    if (error instanceof ManagementApiError) throw new UsageError(`Patchbay at ${url} refused a sign-in link: ${error.message}`);
     // A stale server.json: the server died without removing it.
     return null;
-  }
-  const text = await response.text();
-  if (!response.ok) {
-    let message = text;
-    try {
-      message = (JSON.parse(text) as { error: { message: string } }).error.message;
-    } catch {
-      // not JSON: keep the text
-    }
-    throw new UsageError(`Patchbay at ${url} refused a sign-in link: ${message}`);
   }
   return JSON.parse(text) as SignInLink;
 }
@@ -148,21 +140,11 @@ function createLocalManagement(service: ManagementService): Management {
 
 function createHttpManagement(baseUrl: string, token: string): Management {
   const call = async (method: string, path: string, body?: unknown, raw = false) => {
-    const response = await fetch(`${baseUrl}/api${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(60_000),
-    });
-    const text = await response.text();
-    if (!response.ok) {
-      let message = text;
-      try {
-        message = (JSON.parse(text) as { error: { message: string } }).error.message;
-      } catch {
-        // not JSON: keep the text
-      }
-      throw new UsageError(message);
+    let text: string;
+    try {
+      text = await callManagementApi(baseUrl, token, { method, path, body, timeoutMs: 60_000 });
+    } catch (error) {
+      throw error instanceof ManagementApiError ? new UsageError(error.message) : error;
     }
     return raw ? text : JSON.parse(text);
   };

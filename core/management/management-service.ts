@@ -47,6 +47,8 @@ export interface ProviderView {
   secret_withheld: boolean;
   /** What to do about the provider's secret (why it is withheld), or null when nothing needs doing. */
   notice: string | null;
+  /** The models configured for it (providers.NAME.models), as written: what an edit starts from. */
+  models: ResolvedProvider['models'];
 }
 
 /** One provider on the status page: its breaker and health over the health window, across its endpoints. */
@@ -170,6 +172,7 @@ export class ManagementService {
       requires_key: p.requiresKey,
       secret_withheld: withheld !== null,
       notice: withheld ? `${withheld}.` : null,
+      models: p.models,
     };
   }
 

@@ -10,6 +10,7 @@ import { goTo, startDashboard, type Dashboard } from './start-dashboard.ts';
 declare const window: any;
 declare const document: any;
 declare const MutationObserver: any;
+declare const getComputedStyle: any;
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const SCREENSHOTS = join(ROOT, 'test-results', 'screenshots');
@@ -84,6 +85,36 @@ describe('every dashboard page in light and dark: screenshots, accessibility, ke
       await page.close();
     });
   }
+
+  it('Requests at 1024 x 700: the filters and Apply share one line, model ids take at most two lines, the log needs no sideways scroll', async () => {
+    const page = await d.open();
+    await goTo(page, 'Requests');
+    await settled(page);
+    const form = page.getByRole('form', { name: 'Filter requests' });
+    const status = (await form.getByLabel('Status').boundingBox())!;
+    const apply = (await form.getByRole('button', { name: 'Apply' }).boundingBox())!;
+    expect(Math.abs(apply.y + apply.height - (status.y + status.height))).toBeLessThan(6);
+    const layout = await page.evaluate(() => {
+      const table = document.querySelector('table.clickable');
+      // Lines of text in each row's Model cell: the distinct tops of its text's line boxes.
+      const modelLines = [...table.querySelectorAll('tbody tr')].map((tr: any) => {
+        const tops: number[] = [];
+        const walker = document.createTreeWalker(tr.children[1], 4 /* NodeFilter.SHOW_TEXT */);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const range = document.createRange();
+          range.selectNodeContents(node);
+          for (const rect of range.getClientRects()) if (!tops.some((t) => Math.abs(t - rect.top) < 4)) tops.push(rect.top);
+        }
+        return tops.length;
+      });
+      const wrap = table.closest('.table-wrap');
+      return { modelLines, overflow: wrap.scrollWidth - wrap.clientWidth };
+    });
+    expect(layout.modelLines.length).toBeGreaterThan(5);
+    expect(Math.max(...layout.modelLines)).toBeLessThanOrEqual(2);
+    expect(layout.overflow).toBeLessThanOrEqual(0);
+    await page.close();
+  });
 
   it('the keyboard alone reaches a page through the sidebar, opens a dialog, and Escape closes it and returns focus', async () => {
     const page = await d.open();

@@ -27,7 +27,7 @@ describe('the create-key form (validated by core createKeySchema)', () => {
 
   it('sends numbers and the allowlist, leaving empty limits out', async () => {
     const onSubmit = vi.fn(async () => undefined);
-    render(<KeyForm models={[{ id: 'gpt-4o-mini', provider: 'openai', kind: 'model', members: [], context_window: 128000, capabilities: [], input_price: 0.15, output_price: 0.6 }]} onSubmit={onSubmit} />);
+    render(<KeyForm models={[{ id: 'gpt-4o-mini', provider: 'openai', kind: 'model', members: [], context_window: 128000, capabilities: [], input_price: 0.15, output_price: 0.6, enabled: true }]} onSubmit={onSubmit} />);
     await userEvent.type(screen.getByLabelText('Name'), 'ci');
     await userEvent.type(screen.getByLabelText(/Monthly USD cap/), '20');
     await userEvent.click(screen.getByLabelText('gpt-4o-mini'));

@@ -2,12 +2,12 @@ import { useState, type FormEvent } from 'react';
 import { createKeySchema } from '../../../../core/management/management-schemas.ts';
 import type { KeySettingsInput } from '../../api/types.ts';
 import { fieldErrorsFromApi, fieldErrorsOf, type FieldErrors } from '../../components/field-errors.ts';
-import type { ModelEntry } from '../../api/types.ts';
+import type { ManagedModel } from '../../api/types.ts';
 
 export type CreateKeyInput = KeySettingsInput & { name: string };
 
 interface Props {
-  models: ModelEntry[];
+  models: ManagedModel[];
   onSubmit: (input: CreateKeyInput) => Promise<unknown>;
 }
 

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
-import { providerSettingsSchema } from '../../../../core/management/management-schemas.ts';
-import { fieldErrorsFromApi, type FieldErrors } from '../../components/field-errors.ts';
+import { newProviderSchema } from '../../../../core/management/management-schemas.ts';
+import { fieldErrorsFromApi, fieldErrorsOf, type FieldErrors } from '../../components/field-errors.ts';
 import type { ProviderMutations } from './provider-mutations.ts';
 
 const PRESETS = [
@@ -18,17 +18,14 @@ export function AddProviderForm({ mutations, taken }: { mutations: ProviderMutat
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const next: FieldErrors = {};
-    // TODO(core-types): validate with core's create-provider schema once it is exported.
-    if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) next.name = 'Use lowercase letters, digits and dashes, e.g. "ollama".';
-    else if (taken.includes(name)) next.name = `A provider named "${name}" exists already.`;
-    const url = providerSettingsSchema.shape.baseUrl.safeParse(baseUrl);
-    if (!url.success) next.baseUrl = url.error.issues[0].message;
-    if (apiKeyEnv && !/^[A-Z_][A-Z0-9_]*$/.test(apiKeyEnv)) next.apiKeyEnv = 'An environment variable name such as MY_LLM_KEY.';
+    // Core's own schema for POST /api/providers: the form refuses exactly what the server would.
+    const parsed = newProviderSchema.safeParse({ name, baseUrl, ...(apiKeyEnv ? { apiKeyEnv } : {}) });
+    const next: FieldErrors = parsed.success ? {} : fieldErrorsOf(parsed.error);
+    if (!next.name && taken.includes(name)) next.name = `A provider named "${name}" exists already; choose another name.`;
     setErrors(next);
-    if (Object.keys(next).length > 0) return;
+    if (!parsed.success || Object.keys(next).length > 0) return;
     try {
-      await mutations.create.mutateAsync({ name, baseUrl, ...(apiKeyEnv ? { apiKeyEnv } : {}) });
+      await mutations.create.mutateAsync(parsed.data);
       setName('');
       setBaseUrl('');
       setApiKeyEnv('');

@@ -1,10 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { providerSettingsSchema } from '../../../../core/management/management-schemas.ts';
-import type { ProviderRow } from '../../api/types.ts';
+import type { ProviderView } from '../../api/types.ts';
 import { fieldErrorsFromApi, fieldErrorsOf } from '../../components/field-errors.ts';
 import type { ProviderMutations } from './provider-mutations.ts';
 
-export function BaseUrlForm({ provider, mutations }: { provider: ProviderRow; mutations: ProviderMutations }) {
+export function BaseUrlForm({ provider, mutations }: { provider: ProviderView; mutations: ProviderMutations }) {
   const [error, setError] = useState<string | null>(null);
   const id = `base-${provider.name}`;
   const submit = async (event: FormEvent<HTMLFormElement>) => {
@@ -32,7 +32,7 @@ export function BaseUrlForm({ provider, mutations }: { provider: ProviderRow; mu
       {error ? <span className="field-error" id={`${id}-error`}>Base URL {error}</span> : null}
       {provider.secret_withheld ? (
         <p className="warning" role="note">
-          The key is withheld: the base URL now points at a different host than the one the key was saved for, so Patchbay will not send the key there. Set the key again to bind it to this host.
+          The key is withheld: Patchbay does not send it to this base URL. {provider.notice}
         </p>
       ) : null}
     </form>

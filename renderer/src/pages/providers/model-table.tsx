@@ -2,7 +2,7 @@ import type { ProviderModelInput } from '../../api/types.ts';
 
 /** Editable models of a user-defined provider: context window and prices per million tokens. */
 export function ModelTable({ models, onChange }: { models: ProviderModelInput[]; onChange: (models: ProviderModelInput[]) => void }) {
-  const set = (i: number, field: keyof ProviderModelInput, raw: string) => {
+  const set = (i: number, field: 'id' | 'contextWindow' | 'inputPrice' | 'outputPrice', raw: string) => {
     const next = models.map((m, j) => {
       if (j !== i) return m;
       const copy: ProviderModelInput = { ...m };

@@ -1,6 +1,6 @@
 import { Switch } from 'radix-ui';
 import { useState } from 'react';
-import type { ProviderModelInput, ProviderRow } from '../../api/types.ts';
+import type { ProviderModelInput, ProviderView } from '../../api/types.ts';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { ErrorNote } from '../../components/query-state.tsx';
 import { formatMs } from '../../format/format-numbers.ts';
@@ -9,8 +9,13 @@ import { invalidModelFields, ModelTable } from './model-table.tsx';
 import type { ProviderMutations } from './provider-mutations.ts';
 import { SecretForm } from './secret-form.tsx';
 
-function CustomModels({ provider, mutations }: { provider: ProviderRow; mutations: ProviderMutations }) {
-  const [models, setModels] = useState<ProviderModelInput[]>(provider.models ?? []);
+/** A provider's configured models, as the editor holds them: saving replaces the whole list, so it starts from what is there. */
+function CustomModels({ provider, mutations }: { provider: ProviderView; mutations: ProviderMutations }) {
+  return <ModelEditor provider={provider} mutations={mutations} initial={provider.models} />;
+}
+
+function ModelEditor({ provider, mutations, initial }: { provider: ProviderView; mutations: ProviderMutations; initial: ProviderModelInput[] }) {
+  const [models, setModels] = useState<ProviderModelInput[]>(initial);
   const [note, setNote] = useState<string | null>(null);
   const discover = async () => {
     const found = await mutations.discover.mutateAsync(provider.name);
@@ -40,7 +45,7 @@ function CustomModels({ provider, mutations }: { provider: ProviderRow; mutation
   );
 }
 
-export function ProviderCard({ provider, mutations }: { provider: ProviderRow; mutations: ProviderMutations }) {
+export function ProviderCard({ provider, mutations }: { provider: ProviderView; mutations: ProviderMutations }) {
   const [confirmRemove, setConfirmRemove] = useState(false);
   const test = mutations.test;
   const testedThis = test.variables === provider.name;

@@ -1,11 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { providerSecretSchema } from '../../../../core/management/management-schemas.ts';
-import type { ProviderRow } from '../../api/types.ts';
+import type { ProviderView } from '../../api/types.ts';
 import { fieldErrorsFromApi, fieldErrorsOf } from '../../components/field-errors.ts';
 import type { ProviderMutations } from './provider-mutations.ts';
 
 /** Write-only: the secret goes to the OS keychain through core and is never shown or returned again. */
-export function SecretForm({ provider, mutations }: { provider: ProviderRow; mutations: ProviderMutations }) {
+export function SecretForm({ provider, mutations }: { provider: ProviderView; mutations: ProviderMutations }) {
   const [error, setError] = useState<string | null>(null);
   const [saved, setSaved] = useState(false);
   const id = `secret-${provider.name}`;

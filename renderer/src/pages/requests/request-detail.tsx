@@ -4,7 +4,6 @@ import type { RequestRow } from '../../api/types.ts';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
 import { ErrorNote } from '../../components/query-state.tsx';
 import { formatDateTime, formatMs, formatTokens, formatUsd } from '../../format/format-numbers.ts';
-import { ExplainResultView } from '../routing/explain-result.tsx';
 
 /** One request: its attempts in order and why it was routed that way. */
 export function RequestDetail({ row, onClose }: { row: RequestRow | null; onClose: () => void }) {
@@ -45,7 +44,6 @@ export function RequestDetail({ row, onClose }: { row: RequestRow | null; onClos
               </tbody>
             </table>
           </div>
-          {detail.data?.explain ? (<><h3>Explanation</h3><ExplainResultView result={detail.data.explain} /></>) : null}
           <ErrorNote error={detail.error} />
         </>
       ) : null}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestRow } from '../../api/types.ts';
-import { matchesFilters, mergeLiveRow, NO_FILTERS } from './request-filters.ts';
+import { usageLogQuerySchema } from '../../../../core/management/management-schemas.ts';
+import { matchesFilters, mergeLiveRow, NO_FILTERS, STATUS_FILTERS } from './request-filters.ts';
 
 const row = (id: string, over: Partial<RequestRow> = {}): RequestRow => ({
   request_id: id, ts: '2026-11-05T10:00:00.000Z', key_id: 'key_a', key_name: 'editor', endpoint: 'openai/gpt-4o-mini', requested_model: 'gpt-4o-mini',
@@ -29,12 +30,24 @@ describe('live request rows merged into the log', () => {
     expect(mergeLiveRow(data, row('old'), NO_FILTERS)).toBe(data);
   });
 
-  it('status filters: ok, error, an HTTP status or an error code', () => {
+  it('status filters: ok, error or an HTTP status', () => {
     const failed = row('e', { status: 429, error_type: 'rate_limit_exceeded' });
     expect(matchesFilters(failed, { ...NO_FILTERS, status: 'error' })).toBe(true);
     expect(matchesFilters(failed, { ...NO_FILTERS, status: 'ok' })).toBe(false);
     expect(matchesFilters(failed, { ...NO_FILTERS, status: '429' })).toBe(true);
-    expect(matchesFilters(failed, { ...NO_FILTERS, status: 'rate_limit_exceeded' })).toBe(true);
     expect(matchesFilters(row('ok'), { ...NO_FILTERS, status: '429' })).toBe(false);
+  });
+
+  it('the model filter is the upstream model id, as the server applies it (a live row lands where a reload puts it)', () => {
+    const routed = row('m', { requested_model: 'llama-3.3-70b', provider: 'groq', model: 'llama-3.3-70b-versatile' });
+    expect(matchesFilters(routed, { ...NO_FILTERS, model: 'llama-3.3-70b-versatile' })).toBe(true);
+    expect(matchesFilters(routed, { ...NO_FILTERS, model: 'llama-3.3-70b' })).toBe(false);
+  });
+
+  it('offers only status filters the server accepts (a choice it refuses would show an error, not requests)', () => {
+    for (const option of STATUS_FILTERS) {
+      if (option.value === '') continue;
+      expect(usageLogQuerySchema.shape.status.safeParse(option.value).success, option.label).toBe(true);
+    }
   });
 });

@@ -2,7 +2,7 @@ import type { InfiniteData } from '@tanstack/react-query';
 import type { RequestLogPage, RequestRow } from '../../api/types.ts';
 
 export interface RequestFilters {
-  /** '' (all), 'ok', 'error', or an HTTP status or error code such as 429 or rate_limit_exceeded. */
+  /** '' (all), 'ok', 'error', or an HTTP status such as 429. */
   status: string;
   model: string;
   provider: string;
@@ -12,16 +12,25 @@ export interface RequestFilters {
   to: string;
 }
 
+/** The status choices of the filter form: each one GET /api/usage/log accepts (ok, error or an HTTP status). */
+export const STATUS_FILTERS = [
+  { value: '', label: 'all' },
+  { value: 'ok', label: 'ok' },
+  { value: 'error', label: 'errors' },
+  { value: '429', label: '429 rate limited' },
+  { value: '502', label: '502 upstream failed' },
+];
+
 export const NO_FILTERS: RequestFilters = { status: '', model: '', provider: '', key_id: '', from: '', to: '' };
 
-export const isError = (row: RequestRow) => row.error_type !== null || (typeof row.status === 'number' && row.status >= 400) || row.status === 'error';
+export const isError = (row: RequestRow) => row.error_type !== null || row.status >= 400;
 
 /** The same test the server applies to GET /api/usage/log, for rows that arrive live. */
 export function matchesFilters(row: RequestRow, f: RequestFilters): boolean {
   if (f.status === 'ok' && isError(row)) return false;
   if (f.status === 'error' && !isError(row)) return false;
-  if (f.status && f.status !== 'ok' && f.status !== 'error' && String(row.status) !== f.status && row.error_type !== f.status) return false;
-  if (f.model && row.requested_model !== f.model && row.model !== f.model) return false;
+  if (f.status && f.status !== 'ok' && f.status !== 'error' && String(row.status) !== f.status) return false;
+  if (f.model && row.model !== f.model) return false;
   if (f.provider && row.provider !== f.provider) return false;
   if (f.key_id && row.key_id !== f.key_id) return false;
   const day = row.ts.slice(0, 10);

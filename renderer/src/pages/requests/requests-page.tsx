@@ -4,7 +4,7 @@ import type { RequestRow } from '../../api/types.ts';
 import { EmptyState, ErrorNote } from '../../components/query-state.tsx';
 import { formatLogTime, formatMs, formatTokens, formatUsd } from '../../format/format-numbers.ts';
 import { RequestDetail } from './request-detail.tsx';
-import { isError, NO_FILTERS, type RequestFilters } from './request-filters.ts';
+import { isError, NO_FILTERS, STATUS_FILTERS, type RequestFilters } from './request-filters.ts';
 import { useRequestLog } from './use-request-log.ts';
 
 export default function RequestsPage() {
@@ -23,16 +23,18 @@ export default function RequestsPage() {
 
   return (
     <>
-      <h1>Requests</h1>
+      <div className="page-head">
+        <h1>Requests</h1>
+        <span className="live-dot" role="status" aria-live="polite">{log.live === 'live' ? '● Live' : log.live === 'connecting' ? 'Connecting…' : 'Not live'}</span>
+      </div>
       <form className="filters" onSubmit={apply} aria-label="Filter requests">
-        <label>Status<select name="status" defaultValue=""><option value="">all</option><option value="ok">ok</option><option value="error">errors</option><option value="429">429</option><option value="rate_limit_exceeded">rate limited</option></select></label>
-        <label>Model<input name="model" placeholder="any" /></label>
+        <label>Status<select name="status" defaultValue="">{STATUS_FILTERS.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}</select></label>
+        <label>Model<input name="model" placeholder="upstream id" title="The model id the provider served, e.g. llama-3.3-70b-versatile" /></label>
         <label>Provider<select name="provider" defaultValue=""><option value="">any</option>{(providers.data ?? []).map((p) => <option key={p.name}>{p.name}</option>)}</select></label>
         <label>Key<select name="key_id" defaultValue=""><option value="">any</option>{(keys.data ?? []).map((k) => <option key={k.id} value={k.id}>{k.name}</option>)}</select></label>
         <label>From<input name="from" type="date" /></label>
         <label>To<input name="to" type="date" /></label>
         <button type="submit" className="button primary">Apply</button>
-        <span className="live-dot" role="status" aria-live="polite">{log.live === 'live' ? '● Live' : log.live === 'connecting' ? 'Connecting…' : 'Not live'}</span>
       </form>
       <ErrorNote error={log.error} />
       {log.isSuccess && log.rows.length === 0 ? (
@@ -49,10 +51,14 @@ export default function RequestsPage() {
                 <tr key={r.request_id}>
                   {/* The visible time begins the button's name (WCAG 2.5.3): a voice user says what they see. */}
                   <td><button type="button" className="link" onClick={() => setOpen(r)}>{formatLogTime(r.ts)}<span className="visually-hidden">, open request {r.request_id}</span></button></td>
-                  <td>{r.requested_model}{r.model && r.model !== r.requested_model ? <span className="muted"> → {r.model}</span> : null}</td>
+                  {/* One id per line, cut with an ellipsis (the whole id in the tooltip and the detail): wrapped at every dash, one id took four lines. */}
+                  <td className="model-cell">
+                    <span title={r.requested_model ?? undefined}>{r.requested_model ?? '—'}</span>
+                    {r.model && r.model !== r.requested_model ? <span className="muted" title={r.model}>→ {r.model}</span> : null}
+                  </td>
                   <td>{r.provider ?? '—'}</td>
                   <td>{r.key_name ?? '—'}</td>
-                  <td><span className={`badge ${isError(r) ? 'bad' : 'ok'}`}>{String(r.status)}{r.error_type ? ` ${r.error_type}` : ''}</span></td>
+                  <td><span className={`badge ${isError(r) ? 'bad' : 'ok'}`}>{String(r.status)}</span>{r.error_type ? <span className="error-type" title={r.error_type}> {r.error_type}</span> : null}</td>
                   <td>{formatTokens(r.total_tokens)}</td>
                   <td>{formatUsd(r.cost_usd)}</td>
                   <td>{formatMs(r.latency_ms)}</td>

@@ -1,11 +1,15 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { STRATEGIES } from '../../../../core/config/config-schema.ts';
+import { explainRouteSchema } from '../../../../core/management/management-schemas.ts';
 import { api } from '../../api/api-client.ts';
 import { useModels } from '../../api/shared-queries.ts';
-import type { ExplainInput, ExplainResult, Need } from '../../api/types.ts';
+import type { ExplainRouteInput, RouteExplanation } from '../../api/types.ts';
+import { fieldErrorsOf, type FieldErrors } from '../../components/field-errors.ts';
 import { ErrorNote } from '../../components/query-state.tsx';
 import { ExplainResultView } from './explain-result.tsx';
+
+type Need = NonNullable<ExplainRouteInput['needs']>[number];
 
 /** "Which provider now?": what the router would do for a request like this, without sending one. */
 export function ExplainPanel() {
@@ -14,14 +18,18 @@ export function ExplainPanel() {
   const [strategy, setStrategy] = useState('');
   const [stream, setStream] = useState(false);
   const [needs, setNeeds] = useState<Need[]>([]);
-  const explain = useMutation({ mutationFn: (input: ExplainInput) => api.post<ExplainResult>('/routing/explain', input) });
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const explain = useMutation({ mutationFn: (input: ExplainRouteInput) => api.post<RouteExplanation>('/routing/explain', input) });
   const ids = [...new Set((models.data ?? []).map((m) => m.id))];
   const chosen = model || ids[0] || '';
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (!chosen) return;
-    explain.mutate({ model: chosen, stream, ...(strategy ? { strategy } : {}), ...(needs.length ? { needs } : {}) });
+    // Core's schema for POST /api/routing/explain: a model id the server would refuse is named here, not in a 400.
+    const parsed = explainRouteSchema.safeParse({ model: chosen, stream, ...(strategy ? { strategy } : {}), ...(needs.length ? { needs } : {}) });
+    setErrors(parsed.success ? {} : fieldErrorsOf(parsed.error));
+    if (parsed.success) explain.mutate(parsed.data);
   };
   const toggle = (need: Need, on: boolean) => setNeeds((list) => (on ? [...list, need] : list.filter((n) => n !== need)));
 
@@ -47,6 +55,7 @@ export function ExplainPanel() {
         <label className="check"><input type="checkbox" checked={needs.includes('images')} onChange={(e) => toggle('images', e.target.checked)} /> needs images</label>
         <button type="submit" className="button primary" disabled={!chosen || explain.isPending}>Explain</button>
       </form>
+      {Object.entries(errors).map(([field, message]) => <p key={field} role="alert" className="error-text">{field}: {message}</p>)}
       <ErrorNote error={explain.error} />
       {explain.data ? <ExplainResultView result={explain.data} /> : null}
     </section>

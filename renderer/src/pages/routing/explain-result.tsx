@@ -1,4 +1,4 @@
-import type { ExplainResult } from '../../api/types.ts';
+import type { RouteExplanation } from '../../api/types.ts';
 import { formatMs, formatPercent, formatUsd } from '../../format/format-numbers.ts';
 
 const SKIP_LABELS: Record<string, string> = {
@@ -15,7 +15,7 @@ const SKIP_LABELS: Record<string, string> = {
 const part = (p: { value: number; weight: number }) => `${p.value.toFixed(2)} × ${p.weight}`;
 
 /** Ranked candidates with their score parts, then every skipped endpoint with its reason. */
-export function ExplainResultView({ result }: { result: ExplainResult }) {
+export function ExplainResultView({ result }: { result: RouteExplanation }) {
   return (
     <div className="explain">
       <p>
@@ -35,9 +35,16 @@ export function ExplainResultView({ result }: { result: ExplainResult }) {
                   <td>{c.rank}</td>
                   <th scope="row">{c.endpoint}{c.group ? <span className="muted"> · {c.group}</span> : null}</th>
                   <td>{c.score.toFixed(3)}</td>
-                  <td>{part(c.parts.latency)}</td>
-                  <td>{part(c.parts.cost)}</td>
-                  <td>{part(c.parts.availability)}</td>
+                  {c.parts ? (
+                    <>
+                      <td>{part(c.parts.latency)}</td>
+                      <td>{part(c.parts.cost)}</td>
+                      <td>{part(c.parts.availability)}</td>
+                    </>
+                  ) : (
+                    // Round-robin takes endpoints in turn; it draws on no score parts.
+                    <td colSpan={3} className="muted">ranked by turn</td>
+                  )}
                   <td>{formatUsd(c.expected_cost_usd)}</td>
                   <td>{formatMs(c.latency_p50_ms)}</td>
                   <td>{formatPercent(c.success_rate)}</td>

@@ -5,6 +5,7 @@ import type { RoutingBody } from '../../api/types.ts';
 import { ErrorNote } from '../../components/query-state.tsx';
 import { ExplainPanel } from './explain-panel.tsx';
 import { ListMapEditor } from './list-map-editor.tsx';
+import { PausePanel } from './pause-panel.tsx';
 import { StrategyForm } from './strategy-form.tsx';
 
 export default function RoutingPage() {
@@ -24,6 +25,7 @@ export default function RoutingPage() {
       <ErrorNote error={routing.error} />
       {routing.data ? (
         <>
+          <PausePanel routing={routing.data} onSave={(body) => save.mutateAsync(body)} pending={save.isPending} />
           <StrategyForm key={JSON.stringify([routing.data.strategy, routing.data.weights])} routing={routing.data} onSave={(body) => save.mutateAsync(body)} />
           <ListMapEditor
             title="Fallback chains"

@@ -1,9 +1,9 @@
-import type { LatencyRow, SeriesRow } from '../../api/types.ts';
+import type { LatencyRow, SeriesPoint } from '../../api/types.ts';
 
 export type ChartRow = { day: string } & Record<string, number | string>;
 
 /** Series rows -> one row per day with a column per group (what a stacked bar chart draws); quiet days are zeros. */
-export function pivotSeries(rows: SeriesRow[], days: string[], metric: 'cost_usd' | 'total_tokens'): { data: ChartRow[]; groups: string[] } {
+export function pivotSeries(rows: SeriesPoint[], days: string[], metric: 'cost_usd' | 'total_tokens'): { data: ChartRow[]; groups: string[] } {
   const groups = [...new Set(rows.map((r) => r.group ?? '(none)'))].sort();
   const byDay = new Map<string, ChartRow>(days.map((day) => [day, { day, ...Object.fromEntries(groups.map((g) => [g, 0])) }]));
   for (const r of rows) {

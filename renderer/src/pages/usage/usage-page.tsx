@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { api, toQuery } from '../../api/api-client.ts';
-import type { LatencyRow, SeriesBody, SeriesGroupBy, UsageTotals } from '../../api/types.ts';
+import type { LatencyRow, UsageSeries, UsageTotals } from '../../api/types.ts';
 import { EmptyState, ErrorNote } from '../../components/query-state.tsx';
 import { formatMs, formatPercent, formatTokens, formatUsd } from '../../format/format-numbers.ts';
 import { seriesColor } from './chart-colors.ts';
@@ -33,11 +33,11 @@ function StackedChart({ title, data, groups, format }: { title: string; data: Re
 
 export default function UsagePage() {
   const [month, setMonth] = useState(currentMonthUtc());
-  const [groupBy, setGroupBy] = useState<SeriesGroupBy>('provider');
+  const [groupBy, setGroupBy] = useState<UsageSeries['group_by']>('provider');
   const { from, to } = monthBounds(month);
   const days = useMemo(() => daysBetween(from, to), [from, to]);
   const totals = useQuery({ queryKey: ['usage-totals', from, to], queryFn: () => api.get<UsageTotals>(`/usage/totals${toQuery({ from, to })}`) });
-  const series = useQuery({ queryKey: ['usage-series', from, to, groupBy], queryFn: () => api.get<SeriesBody>(`/usage/series${toQuery({ from, to, bucket: 'day', group_by: groupBy })}`) });
+  const series = useQuery({ queryKey: ['usage-series', from, to, groupBy], queryFn: () => api.get<UsageSeries>(`/usage/series${toQuery({ from, to, bucket: 'day', group_by: groupBy })}`) });
   const latency = useQuery({ queryKey: ['usage-latency', from, to], queryFn: () => api.get<{ data: LatencyRow[] }>(`/usage/latency${toQuery({ from, to })}`) });
   const cost = useMemo(() => pivotSeries(series.data?.data ?? [], days, 'cost_usd'), [series.data, days]);
   const tokens = useMemo(() => pivotSeries(series.data?.data ?? [], days, 'total_tokens'), [series.data, days]);
