@@ -65,7 +65,8 @@ export function decodeResponsesRequest(body: ResponsesRequestBody): DecodedRespo
   for (const [index, tool] of (body.tools ?? []).entries()) {
     const t = tool as Record<string, unknown>;
     if (t.type !== 'function') {
-      nativeOnly.push({ param: `tools[${index}].type`, what: `run OpenAI's built-in tool "${String(t.type)}"` });
+      const what = t.type === 'custom' ? `take a custom (freeform) tool ("${String(t.name)}"); declare it as a function tool` : `run OpenAI's built-in tool "${String(t.type)}"`;
+      nativeOnly.push({ param: `tools[${index}].type`, what });
       continue;
     }
     if (typeof t.name !== 'string' || t.name === '') throw new InvalidRequestError(`tools[${index}].name is required for a function tool.`, `tools[${index}].name`);
