@@ -9,7 +9,7 @@ import { countTokens, limitText, splitDeltas, textOf } from './openai-emulator.t
  * Patchbay's codec: a response object with message / function_call / reasoning output items,
  * usage with both detail objects, and the SSE event sequence with sequence_number from 0.
  * Stateless like `store: false`: previous_response_id names nothing and is refused. Reasoning
- * items carry an encrypted_content only this emulator can verify (an HMAC of the item id), as
+ * items carry an encrypted_content only this emulator can verify (a nonce and its HMAC), as
  * OpenAI refuses encrypted content it did not write.
  */
 
@@ -17,7 +17,15 @@ type Item = Record<string, unknown> & { type?: string; role?: string };
 type FunctionTool = { type: 'function'; name: string; parameters?: { properties?: Record<string, unknown>; required?: string[] } };
 
 const SECRET = randomBytes(16);
-const seal = (id: string) => `gAAAA${createHmac('sha256', SECRET).update(id).digest('base64url')}`;
+/** Opaque, and verifiable on its own: Codex replays reasoning items without their `id`. */
+const seal = () => {
+  const nonce = randomBytes(9).toString('base64url');
+  return `gAAAA${nonce}.${createHmac('sha256', SECRET).update(nonce).digest('base64url')}`;
+};
+const verified = (content: unknown) => {
+  const match = typeof content === 'string' ? /^gAAAA([^.]+)\.(.+)$/.exec(content) : null;
+  return match !== null && createHmac('sha256', SECRET).update(match[1]).digest('base64url') === match[2];
+};
 
 export interface ResponsesHelpers {
   chatModels: string[];
@@ -55,8 +63,7 @@ export async function answerResponses(res: ServerResponse, body: Record<string, 
   if (items.length === 0) return h.error(res, 400, "Invalid 'input': empty array.", 'invalid_request_error', 'empty_array', 'input');
   for (const [index, item] of items.entries()) {
     if (item.type !== 'reasoning') continue;
-    const ok = typeof item.encrypted_content === 'string' && typeof item.id === 'string' && item.encrypted_content === seal(item.id);
-    if (!ok) return h.error(res, 400, `The encrypted content for item ${String(item.id)} could not be verified.`, 'invalid_request_error', 'invalid_encrypted_content', `input[${index}].encrypted_content`);
+    if (!verified(item.encrypted_content)) return h.error(res, 400, `The encrypted content for item ${String(item.id)} could not be verified.`, 'invalid_request_error', 'invalid_encrypted_content', `input[${index}].encrypted_content`);
   }
 
   const id = `resp_${randomBytes(12).toString('hex')}`;
@@ -69,7 +76,7 @@ export async function answerResponses(res: ServerResponse, body: Record<string, 
   const output: Item[] = [];
   if (reasoning) {
     const rsId = `rs_${randomBytes(8).toString('hex')}`;
-    output.push({ id: rsId, type: 'reasoning', summary: [{ type: 'summary_text', text: '**Thinking** about it' }], ...(include.includes('reasoning.encrypted_content') ? { encrypted_content: seal(rsId) } : {}) });
+    output.push({ id: rsId, type: 'reasoning', summary: [{ type: 'summary_text', text: '**Thinking** about it' }], ...(include.includes('reasoning.encrypted_content') ? { encrypted_content: seal() } : {}) });
   }
   if (answer.call) output.push({ id: `fc_${randomBytes(8).toString('hex')}`, type: 'function_call', status: 'completed', arguments: answer.call.arguments, call_id: `call_${randomBytes(8).toString('hex')}`, name: answer.call.name });
   else output.push({ id: `msg_${randomBytes(8).toString('hex')}`, type: 'message', status: limited.finish === 'length' ? 'incomplete' : 'completed', role: 'assistant', content: [{ type: 'output_text', annotations: [], logprobs: [], text: limited.text }] });

@@ -25,7 +25,7 @@ const textFormat = z.union([
 
 export const responsesRequestSchema = z.looseObject({
   model: modelIdSchema,
-  input: z.union([z.string(), z.array(z.looseObject({ type: z.string().optional() }))]),
+  input: z.union([z.string(), z.array(z.looseObject({ type: z.string().optional() })).min(1, 'must have at least one item: Patchbay is stateless, so send the whole conversation')]),
   instructions: z.string().nullish(),
   tools: z.array(z.union([functionTool, otherTool])).optional(),
   tool_choice: toolChoice.optional(),
