@@ -127,8 +127,9 @@ export async function answerResponses(res: ServerResponse, body: Record<string, 
     emit({ type: 'response.output_item.done', output_index: index, item });
   }
   emit({ type: cut ? 'response.incomplete' : 'response.completed', response: final });
+  // The failure takes the place of the event it cuts, so it carries that event's number.
   const failed = () => {
-    const payload = { type: 'response.failed', sequence_number: seq, response: { ...inProgress, status: 'failed', error: { code: 'server_error', message: 'The server had an error while processing your request. Sorry about that!' } } };
+    const payload = { type: 'response.failed', sequence_number: fault?.midStream?.afterEvents ?? seq, response: { ...inProgress, status: 'failed', error: { code: 'server_error', message: 'The server had an error while processing your request. Sorry about that!' } } };
     return `event: response.failed\ndata: ${JSON.stringify(payload)}\n\n`;
   };
   await writeSse(res, events, { chunkDelayMs: h.chunkDelayMs, fault, errorEvent: failed, headers: h.headers });

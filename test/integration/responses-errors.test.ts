@@ -102,6 +102,16 @@ describe('fallback and failures', () => {
     expect(events[events.length - 1].type).toBe('response.completed');
   });
 
+  it("pass-through: OpenAI's own response.failed after output is forwarded as the one terminal event, and the request recorded as failed", async () => {
+    rig.emulators.openai.inject({ path: '/v1/responses', midStream: { afterEvents: 6, kind: 'error-event' } });
+    const before = usageRowCount(rig.pb);
+    const { events } = await collect({ model: GPT, input: 'one two three four five six seven eight', stream: true }, { 'x-patchbay-fallback': CLAUDE });
+    expect(events.filter((e) => e.type === 'response.failed')).toHaveLength(1);
+    expect(events[events.length - 1]).toMatchObject({ type: 'response.failed', sequence_number: 6, response: { error: { code: 'server_error' } } });
+    const [row] = await newUsageRows(rig.pb, before);
+    expect(row).toMatchObject({ endpoint: 'responses', provider: 'openai', status: 502 });
+  });
+
   it.each([
     ['translated (Anthropic)', CLAUDE, 'anthropic', '/v1/messages', 5],
     ['pass-through (OpenAI)', GPT, 'openai', '/v1/responses', 6],
