@@ -58,6 +58,17 @@ describe('bad input gets a 400 naming the field, for every provider', () => {
   });
 });
 
+describe('capabilities', () => {
+  const PIXEL = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
+  it('an image reaches a model that takes images (translated), and a model without images gets a 400 naming input', async () => {
+    const input = [{ role: 'user' as const, content: [{ type: 'input_text' as const, text: 'What is this?' }, { type: 'input_image' as const, image_url: PIXEL, detail: 'auto' as const }] }];
+    const seen = await client.responses.create({ model: CLAUDE, input });
+    expect(seen.output_text).toMatch(/image/i);
+    await expectBadRequest(client.responses.create({ model: 'groq/llama-3.3-70b-versatile', input }), 'input');
+  });
+});
+
 describe('built-in tools', () => {
   it('reach OpenAI unchanged', async () => {
     const before = rig.emulators.openai.requests.length;
