@@ -74,6 +74,29 @@ describe.each(PROVIDERS.map((p) => [p.name, p.chat] as const))('Codex session vi
   });
 });
 
+const APPLY_PATCH = { type: 'custom' as const, name: 'apply_patch', description: 'Apply a patch to files.', format: { type: 'grammar' as const, syntax: 'lark' as const, definition: 'start: begin_patch hunk+ end_patch' } };
+
+describe.each(PROVIDERS.filter((p) => p.name !== 'openai').map((p) => [p.name, p.chat] as const))("Codex's freeform apply_patch (a custom tool) via %s", (name, model) => {
+  it('is offered as a function of one string with its grammar, answered as a custom_tool_call, and its output replayed', async () => {
+    const before = rig.emulators[name].requests.length;
+    const stream = client.responses.stream({ model, input: 'Fix the bug', tools: [APPLY_PATCH], tool_choice: 'required' });
+    const inputs: string[] = [];
+    stream.on('response.custom_tool_call_input.done', (event) => inputs.push(event.input));
+    const first = await stream.finalResponse();
+    const call = first.output.find((item) => item.type === 'custom_tool_call');
+    expect(call).toMatchObject({ type: 'custom_tool_call', name: 'apply_patch', input: 'input-value', call_id: expect.stringMatching(/./) });
+    expect(inputs).toEqual(['input-value']);
+    const sent = rig.emulators[name].requests.slice(before).map((r) => JSON.stringify(r.body));
+    expect(sent.some((body) => body.includes('start: begin_patch hunk+ end_patch'))).toBe(true);
+    const second = await client.responses.create({
+      model,
+      tools: [APPLY_PATCH],
+      input: [{ role: 'user', content: 'Fix the bug' }, ...(first.output as OpenAI.Responses.ResponseInputItem[]), { type: 'custom_tool_call_output', call_id: call!.type === 'custom_tool_call' ? call!.call_id : '', output: 'Done!' }],
+    });
+    expect(second.output_text).toBe('The tool returned Done!');
+  });
+});
+
 it('an empty input array is a 400 naming input', async () => {
   await expectBadRequest(client.responses.create({ model: 'anthropic/claude-haiku-4-5-20251001', input: [] }), 'input');
 });

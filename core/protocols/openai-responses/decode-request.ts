@@ -21,7 +21,12 @@ export interface DecodedResponses {
   extras: ChatExtras;
   /** Refused (400 naming `param`) when the request is served by an upstream other than OpenAI. */
   nativeOnly: NativeOnly[];
+  /** Custom (freeform) tools, sent as functions of one string `input`: their calls are answered as custom_tool_call items. */
+  customTools: ReadonlySet<string>;
 }
+
+/** The one parameter a custom tool has as a function elsewhere. */
+export const CUSTOM_TOOL_INPUT = 'input';
 
 type Item = Record<string, unknown> & { type?: string };
 
@@ -62,11 +67,16 @@ export function decodeResponsesRequest(body: ResponsesRequestBody): DecodedRespo
   if (typeof body.input === 'string') request.messages.push({ role: 'user', parts: [{ type: 'text', text: body.input }] });
   else for (const [index, item] of body.input.entries()) decodeItem(item as Item, `input[${index}]`, request.messages, nativeOnly);
 
+  const customTools = new Set<string>();
   for (const [index, tool] of (body.tools ?? []).entries()) {
     const t = tool as Record<string, unknown>;
+    if (t.type === 'custom' && typeof t.name === 'string' && t.name !== '') {
+      customTools.add(t.name);
+      request.tools.push(customAsFunction(t));
+      continue;
+    }
     if (t.type !== 'function') {
-      const what = t.type === 'custom' ? `take a custom (freeform) tool ("${String(t.name)}"); declare it as a function tool` : `run OpenAI's built-in tool "${String(t.type)}"`;
-      nativeOnly.push({ param: `tools[${index}].type`, what });
+      nativeOnly.push({ param: `tools[${index}].type`, what: `run OpenAI's built-in tool "${String(t.type)}"` });
       continue;
     }
     if (typeof t.name !== 'string' || t.name === '') throw new InvalidRequestError(`tools[${index}].name is required for a function tool.`, `tools[${index}].name`);
@@ -89,7 +99,7 @@ export function decodeResponsesRequest(body: ResponsesRequestBody): DecodedRespo
     };
   }
   if (body.reasoning?.effort) extras.reasoning_effort = body.reasoning.effort;
-  return { request, extras, nativeOnly };
+  return { request, extras, nativeOnly, customTools };
 }
 
 function decodeToolChoice(choice: ResponsesRequestBody['tool_choice'], parallel: boolean, nativeOnly: NativeOnly[]): NeutralToolChoice {
@@ -97,7 +107,7 @@ function decodeToolChoice(choice: ResponsesRequestBody['tool_choice'], parallel:
   if (choice === 'none') return { type: 'none', parallel };
   if (choice === 'required') return { type: 'any', parallel };
   const c = choice as Record<string, unknown>;
-  if (c.type === 'function' && typeof c.name === 'string') return { type: 'tool', name: c.name, parallel };
+  if ((c.type === 'function' || c.type === 'custom') && typeof c.name === 'string') return { type: 'tool', name: c.name, parallel };
   // allowed_tools narrows the choice to a subset; every upstream can still choose among all the tools.
   if (c.type === 'allowed_tools') return { type: c.mode === 'required' ? 'any' : 'auto', parallel };
   nativeOnly.push({ param: 'tool_choice.type', what: `force OpenAI's built-in tool "${String(c.type)}"` });
@@ -134,6 +144,13 @@ function decodeItem(item: Item, param: string, messages: NeutralMessage[], nativ
       messageFor(messages, 'assistant').parts.push({ type: 'tool-call', id: callId, name, input: parseArguments(item.arguments, `${param}.arguments`) });
       return;
     }
+    case 'custom_tool_call': {
+      const callId = requireString(item.call_id, `${param}.call_id`);
+      const name = requireString(item.name, `${param}.name`);
+      messageFor(messages, 'assistant').parts.push({ type: 'tool-call', id: callId, name, input: { [CUSTOM_TOOL_INPUT]: requireString(item.input, `${param}.input`, true) } });
+      return;
+    }
+    case 'custom_tool_call_output':
     case 'function_call_output': {
       const callId = requireString(item.call_id, `${param}.call_id`);
       const content = typeof item.output === 'string' ? [{ type: 'text' as const, text: item.output }] : decodeContent(item.output, `${param}.output`, nativeOnly).filter((p): p is TextPart | ImagePart => p.type === 'text' || p.type === 'image');
@@ -151,6 +168,22 @@ function decodeItem(item: Item, param: string, messages: NeutralMessage[], nativ
     default:
       nativeOnly.push({ param: `${param}.type`, what: `replay an input item of type "${String(type)}"` });
   }
+}
+
+/**
+ * A custom tool as a function of one string: the free text goes in `input`, and the tool's
+ * grammar (Codex's apply_patch is Lark) rides in the description, so the model writes what the
+ * tool parses.
+ */
+function customAsFunction(tool: Record<string, unknown>): NeutralRequest['tools'][number] {
+  const format = tool.format as { type?: unknown; syntax?: unknown; definition?: unknown } | undefined;
+  const grammar = format?.type === 'grammar' && typeof format.definition === 'string' ? `\n\nThe input must follow this ${String(format.syntax ?? '')} grammar:\n${format.definition}` : '';
+  const description = `${typeof tool.description === 'string' ? tool.description : ''}${grammar}`.trim();
+  return {
+    name: tool.name as string,
+    ...(description ? { description } : {}),
+    inputSchema: { type: 'object', properties: { [CUSTOM_TOOL_INPUT]: { type: 'string', description: 'The raw input of the tool, as free text.' } }, required: [CUSTOM_TOOL_INPUT] },
+  };
 }
 
 function decodeContent(content: unknown, param: string, nativeOnly: NativeOnly[]): MessagePart[] {

@@ -1,6 +1,6 @@
 import type { NeutralUsage } from '../neutral/neutral-usage.ts';
 import type { StreamPart } from '../neutral/stream-part.ts';
-import { PATCHBAY_REASONING_PREFIX } from './decode-request.ts';
+import { CUSTOM_TOOL_INPUT, PATCHBAY_REASONING_PREFIX } from './decode-request.ts';
 import { failureCode, failureMessage } from './encode-error.ts';
 import { encodeResponsesUsage } from './map-usage.ts';
 import { responsesEvent } from './responses-codec.ts';
@@ -9,7 +9,7 @@ type OutputItem = Record<string, unknown> & { id: string; type: string };
 
 /** The open output item: its kind, position, id and what has been streamed into it. */
 interface OpenItem {
-  kind: 'message' | 'function_call' | 'reasoning';
+  kind: 'message' | 'function_call' | 'custom_tool_call' | 'reasoning';
   index: number;
   id: string;
   text: string;
@@ -24,6 +24,8 @@ export interface ResponsesEncodeState {
   readonly base: Record<string, unknown> & { id: string; model: string };
   /** Which upstream wrote the answer: carried in reasoning items so a replay goes back there only. */
   readonly upstream: string;
+  /** Tools the caller declared as custom (freeform): their function calls are written as custom_tool_call items. */
+  readonly customTools: ReadonlySet<string>;
   readonly sequence: number;
   readonly started: boolean;
   readonly output: readonly OutputItem[];
@@ -39,8 +41,8 @@ export interface ResponsesEncodeStep {
   state: ResponsesEncodeState;
 }
 
-export function createResponsesEncodeState(base: ResponsesEncodeState['base'], upstream: string): ResponsesEncodeState {
-  return { base, upstream, sequence: 0, started: false, output: [], open: null, finished: false, response: null };
+export function createResponsesEncodeState(base: ResponsesEncodeState['base'], upstream: string, customTools: ReadonlySet<string> = new Set()): ResponsesEncodeState {
+  return { base, upstream, customTools, sequence: 0, started: false, output: [], open: null, finished: false, response: null };
 }
 
 /**
@@ -81,7 +83,7 @@ export function encodeResponsesPart(part: StreamPart, state: ResponsesEncodeStat
       w.openCall(part.id, part.name);
       break;
     case 'tool-call-delta':
-      if (w.state.open?.kind !== 'function_call' || part.argumentsDelta === '') break;
+      if ((w.state.open?.kind !== 'function_call' && w.state.open?.kind !== 'custom_tool_call') || part.argumentsDelta === '') break;
       w.delta(part.argumentsDelta);
       break;
     case 'finish':
@@ -126,6 +128,7 @@ function writer(initial: ResponsesEncodeState) {
     const part = { type: 'output_text', annotations: [], logprobs: [], text: status === 'completed' ? open.text : '' };
     if (open.kind === 'message') return { id: open.id, type: 'message', status, role: 'assistant', content: status === 'completed' ? [part] : [] };
     if (open.kind === 'function_call') return { id: open.id, type: 'function_call', status, arguments: status === 'completed' ? open.text : '', call_id: open.callId!, name: open.name! };
+    if (open.kind === 'custom_tool_call') return { id: open.id, type: 'custom_tool_call', status, call_id: open.callId!, name: open.name!, input: status === 'completed' ? customInput(open.text) : '' };
     const done = status === 'completed';
     return {
       id: open.id,
@@ -139,7 +142,7 @@ function writer(initial: ResponsesEncodeState) {
     close();
     begin();
     const index = state.output.length;
-    const prefix = kind === 'message' ? 'msg' : kind === 'function_call' ? 'fc' : 'rs';
+    const prefix = kind === 'message' ? 'msg' : kind === 'function_call' ? 'fc' : kind === 'custom_tool_call' ? 'ctc' : 'rs';
     const item: OpenItem = { kind, index, id: `${prefix}_${state.base.id.replace(/^resp_/, '')}_${index}`, text: '', ...extra };
     state = { ...state, open: item };
     emit({ type: 'response.output_item.added', output_index: index, item: itemOf(item, 'in_progress') });
@@ -154,6 +157,11 @@ function writer(initial: ResponsesEncodeState) {
       emit({ type: 'response.content_part.done', ...at, content_index: 0, part: { type: 'output_text', annotations: [], logprobs: [], text: item.text } });
     } else if (item.kind === 'function_call') {
       emit({ type: 'response.function_call_arguments.done', ...at, name: item.name, arguments: item.text });
+    } else if (item.kind === 'custom_tool_call') {
+      // The input is known only once the arguments are whole JSON: one delta with all of it.
+      const input = customInput(item.text);
+      if (input !== '') emit({ type: 'response.custom_tool_call_input.delta', ...at, delta: input });
+      emit({ type: 'response.custom_tool_call_input.done', ...at, input });
     } else if (item.text !== '') {
       emit({ type: 'response.reasoning_text.done', ...at, content_index: 0, text: item.text });
     }
@@ -175,7 +183,7 @@ function writer(initial: ResponsesEncodeState) {
       if (fresh || state.open?.kind !== kind) open(kind);
     },
     openCall(id: string, name: string) {
-      open('function_call', { callId: id, name });
+      open(state.customTools.has(name) ? 'custom_tool_call' : 'function_call', { callId: id, name });
     },
     delta(text: string) {
       const item = state.open!;
@@ -183,6 +191,7 @@ function writer(initial: ResponsesEncodeState) {
       const at = { item_id: item.id, output_index: item.index };
       if (item.kind === 'message') emit({ type: 'response.output_text.delta', ...at, content_index: 0, delta: text, logprobs: [] });
       else if (item.kind === 'function_call') emit({ type: 'response.function_call_arguments.delta', ...at, delta: text });
+      else if (item.kind === 'custom_tool_call') return;
       else emit({ type: 'response.reasoning_text.delta', ...at, content_index: 0, delta: text });
     },
     sign(signature: string) {
@@ -203,4 +212,15 @@ function writer(initial: ResponsesEncodeState) {
       state = { ...state, finished: true, response };
     },
   };
+}
+
+/** A custom tool's free text from the function arguments it was called with; arguments that are not that shape are passed as they are. */
+function customInput(argumentsJson: string): string {
+  try {
+    const parsed = JSON.parse(argumentsJson) as Record<string, unknown>;
+    if (parsed && typeof parsed[CUSTOM_TOOL_INPUT] === 'string') return parsed[CUSTOM_TOOL_INPUT] as string;
+  } catch {
+    // Not JSON: the model wrote the input itself.
+  }
+  return argumentsJson;
 }
