@@ -27,7 +27,7 @@ export function createExpressApp(deps: HttpDeps): express.Express {
   app.use((req: Request, res: Response) => {
     renderError(
       res,
-      new PatchbayError(`Patchbay has no endpoint ${req.method} ${req.path}. The API lives under /v1: POST /v1/chat/completions, /v1/completions, /v1/embeddings; GET /v1/models. The dashboard is at /ui/.`, {
+      new PatchbayError(`Patchbay has no endpoint ${req.method} ${req.path}. The API lives under /v1: POST /v1/chat/completions, /v1/responses, /v1/messages, /v1/completions, /v1/embeddings; GET /v1/models. The dashboard is at /ui/.`, {
         status: 404,
         type: 'invalid_request_error',
         code: 'unknown_url',
