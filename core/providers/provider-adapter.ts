@@ -3,8 +3,19 @@ import type { ResolvedProvider } from '../config/load-config.ts';
 import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../protocols/openai/request-schemas.ts';
 import type { CancelSignal } from './cancel-signal.ts';
 
-export type { Usage } from '../protocols/openai/chat-types.ts';
-import type { Usage } from '../protocols/openai/chat-types.ts';
+import type { Usage as OpenAiTotals } from '../protocols/openai/chat-types.ts';
+
+/**
+ * Usage as an adapter reports it for the usage row: OpenAI's counts (prompt_tokens includes the
+ * cached tokens, completion_tokens the reasoning ones), their details as the upstream gave them,
+ * and the prompt-cache writes OpenAI's usage has no field for (Anthropic's).
+ */
+export interface Usage extends OpenAiTotals {
+  prompt_tokens_details?: { cached_tokens?: number | null } | null;
+  completion_tokens_details?: { reasoning_tokens?: number | null } | null;
+  /** Patchbay's own: kept beside the answer, never written into one. */
+  cacheWrite?: { tokens5m: number; tokens1h: number };
+}
 
 /** Everything an adapter needs to reach one endpoint for one attempt. */
 export interface UpstreamCall {

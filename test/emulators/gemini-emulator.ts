@@ -17,7 +17,9 @@ import { GEMINI_MODELS, field, geminiPromptTokens, googleErrorBody, planGemini, 
  * - Errors are google.rpc.Status bodies; 429s carry RetryInfo in the body and no rate-limit headers.
  * - Token counts: promptTokenCount = geminiPromptTokens (gemini-wire.ts); candidatesTokenCount =
  *   words of each candidate's text (function calls: words of the JSON args + 5) times the candidate
- *   count, omitted when 0 (proto3); thoughtsTokenCount only when the `thoughtsTokens` option is set.
+ *   count, omitted when 0 (proto3); thoughtsTokenCount only when the `thoughtsTokens` option is set;
+ *   cachedContentTokenCount (a part of promptTokenCount, implicit caching's hit) only when the
+ *   `cachedTokens` option is set (capped at the prompt's count).
  *   Embedding responses carry no usage.
  */
 
@@ -27,6 +29,8 @@ export interface GeminiEmulatorOptions {
   apiKey: string;
   /** Reasoning tokens to report as thoughtsTokenCount (2.5 models think); 0 leaves the field out. */
   thoughtsTokens?: number;
+  /** Prompt tokens to report as read from the cache (cachedContentTokenCount); 0 leaves the field out. */
+  cachedTokens?: number;
 }
 
 const FAULTS: Record<number, [string, string]> = {
@@ -48,7 +52,7 @@ export class GeminiEmulator extends EmulatorServer {
 
   constructor(options: GeminiEmulatorOptions) {
     super();
-    this.options = { thoughtsTokens: 0, ...options };
+    this.options = { thoughtsTokens: 0, cachedTokens: 0, ...options };
   }
 
   protected error(res: ServerResponse, error: GoogleError, headers: Record<string, string> = {}): void {
@@ -141,12 +145,14 @@ export class GeminiEmulator extends EmulatorServer {
 
   protected usage(plan: GeminiPlan, candidatesTokens: number): Record<string, unknown> {
     const thoughts = this.options.thoughtsTokens;
+    const cached = Math.min(this.options.cachedTokens, plan.promptTokens);
     return {
       promptTokenCount: plan.promptTokens,
       ...(candidatesTokens > 0 ? { candidatesTokenCount: candidatesTokens } : {}),
       totalTokenCount: plan.promptTokens + candidatesTokens + thoughts,
       promptTokensDetails: [{ modality: 'TEXT', tokenCount: plan.promptTokens }],
       ...(thoughts > 0 ? { thoughtsTokenCount: thoughts } : {}),
+      ...(cached > 0 ? { cachedContentTokenCount: cached } : {}),
     };
   }
 

@@ -3,7 +3,7 @@ import { ProviderError } from '../../errors/provider-error.ts';
 import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../../protocols/openai/request-schemas.ts';
 import type { CancelSignal } from '../cancel-signal.ts';
 import { completeViaChat, streamCompleteViaChat } from '../complete-via-chat.ts';
-import type { JsonReply, MessagesPassThrough, ProviderAdapter, StreamReply, UpstreamCall } from '../provider-adapter.ts';
+import type { JsonReply, MessagesPassThrough, ProviderAdapter, StreamReply, UpstreamCall, Usage } from '../provider-adapter.ts';
 import { countMessageTokens, forwardMessages, forwardMessagesStream } from './forward-messages.ts';
 import { readSseEvents } from '../read-sse-events.ts';
 import { postToProvider, postToProviderForText, type UpstreamResponse } from '../transport.ts';
@@ -11,9 +11,10 @@ import type { MessageResponse, MessagesRequest } from './anthropic-wire-types.ts
 import { mapAnthropicError, statusOfAnthropicError } from './map-error.ts';
 import { mapChatRequest, type MappedRequest } from './map-request.ts';
 import { mapMessageResponse } from './map-response.ts';
-import { createStreamState, endStream, mapStreamEvent, streamUsage } from './map-stream-event.ts';
+import { createStreamState, endStream, mapStreamEvent } from './map-stream-event.ts';
 import { mergeChunkStreams, mergeCompletions, type ChunkStream } from './merge-choices.ts';
-import type { ChatCompletion } from '../../protocols/openai/chat-types.ts';
+import type { ChatCompletion, ChatUsage } from '../../protocols/openai/chat-types.ts';
+import { reportUsage } from './map-usage.ts';
 
 /**
  * The Anthropic Messages API. Requests are translated to Anthropic's wire format and answers back
@@ -37,12 +38,14 @@ export class AnthropicAdapter implements ProviderAdapter {
     const n = request.n ?? 1;
     let completions: ChatCompletion[];
     if (n === 1) {
-      completions = [await this.sendForCompletion(mapped, call)];
+      const { completion, usage } = await this.sendForCompletion(mapped, call);
+      return { body: JSON.stringify(completion), usage };
     } else {
       // One request per choice; the first failure cancels the others, their answers being of no use.
       const shared = linkAbortSignal(call.signal);
       try {
-        completions = await Promise.all(Array.from({ length: n }, () => this.sendForCompletion(mapped, { ...call, signal: shared.signal })));
+        const answers = await Promise.all(Array.from({ length: n }, () => this.sendForCompletion(mapped, { ...call, signal: shared.signal })));
+        completions = answers.map((answer) => answer.completion);
       } finally {
         shared.close();
       }
@@ -79,7 +82,8 @@ export class AnthropicAdapter implements ProviderAdapter {
     throw new InvalidRequestError('Anthropic has no embeddings API; use an embedding model such as text-embedding-3-small', 'model', 'model_not_supported');
   }
 
-  private async sendForCompletion(mapped: MappedRequest, call: UpstreamCall): Promise<ChatCompletion> {
+  /** One Messages call: the OpenAI answer, and the usage for the row (with the cache writes the answer has no field for). */
+  private async sendForCompletion(mapped: MappedRequest, call: UpstreamCall): Promise<{ completion: ChatCompletion; usage: Usage }> {
     const { text, headers } = await postToProviderForText({ call, url: `${call.provider.baseUrl}/messages`, body: mapped.body, connectTimeoutMs: this.connectTimeoutMs, mapError: mapAnthropicError });
     let message: MessageResponse;
     try {
@@ -93,7 +97,7 @@ export class AnthropicAdapter implements ProviderAdapter {
     if (typeof message !== 'object' || message === null || !Array.isArray(message.content)) {
       throw new ProviderError({ provider: call.provider.name, upstreamStatus: 502, message: 'answered with JSON that is not a Messages response', retryable: true });
     }
-    return mapMessageResponse(message, { created: nowSeconds(), jsonToolName: mapped.jsonToolName });
+    return { completion: mapMessageResponse(message, { created: nowSeconds(), jsonToolName: mapped.jsonToolName }), usage: reportUsage(message.usage) };
   }
 
   private async openStream(mapped: MappedRequest, call: UpstreamCall, includeUsage: boolean): Promise<ChunkStream> {
@@ -108,7 +112,7 @@ export class AnthropicAdapter implements ProviderAdapter {
       }
       endStream(state);
     }
-    return { chunks: chunks(), usage: () => streamUsage(state) };
+    return { chunks: chunks(), usage: () => (state.usage ? (reportUsage(state.usage) as ChatUsage) : null) };
   }
 
   /** Opens a streamed Messages call (non-streaming calls read their answer whole with postToProviderForText). */

@@ -80,6 +80,8 @@ export interface AnthropicUsage {
   output_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
+  /** The cache writes by lifetime (2025-08); their sum is cache_creation_input_tokens. */
+  cache_creation?: { ephemeral_5m_input_tokens?: number | null; ephemeral_1h_input_tokens?: number | null } | null;
   output_tokens_details?: { thinking_tokens?: number | null } | null;
 }
 

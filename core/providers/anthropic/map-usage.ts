@@ -1,5 +1,6 @@
 import type { AnthropicUsage } from './anthropic-wire-types.ts';
 import type { ChatUsage } from '../../protocols/openai/chat-types.ts';
+import type { Usage } from '../provider-adapter.ts';
 
 /**
  * Anthropic usage -> OpenAI usage (reference §7.5). Anthropic's `input_tokens` leaves out the
@@ -21,6 +22,21 @@ export function mapUsage(usage: AnthropicUsage | undefined): ChatUsage {
   };
   const thinking = usage?.output_tokens_details?.thinking_tokens;
   if (typeof thinking === 'number') mapped.completion_tokens_details = { reasoning_tokens: thinking };
+  return mapped;
+}
+
+/**
+ * The usage reported for the usage row: the OpenAI usage plus the cache writes by lifetime, which
+ * OpenAI's usage has no field for (so they never go into the answer). Writes Anthropic does not
+ * split by lifetime are 5-minute writes, its default.
+ */
+export function reportUsage(usage: AnthropicUsage | undefined | null): Usage {
+  const mapped: Usage = mapUsage(usage ?? undefined);
+  const written = count(usage?.cache_creation_input_tokens);
+  if (written > 0) {
+    const tokens1h = count(usage?.cache_creation?.ephemeral_1h_input_tokens);
+    mapped.cacheWrite = { tokens5m: Math.max(0, written - tokens1h), tokens1h };
+  }
   return mapped;
 }
 
