@@ -2,6 +2,7 @@ import type { Endpoint } from '../catalog/load-catalog.ts';
 import type { ResolvedProvider } from '../config/load-config.ts';
 import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../protocols/openai/request-schemas.ts';
 import type { CancelSignal } from './cancel-signal.ts';
+import type { NeutralEntry } from './chat-via-neutral.ts';
 
 import type { Usage as OpenAiTotals } from '../protocols/openai/chat-types.ts';
 
@@ -61,6 +62,12 @@ export interface MessagesPassThrough {
 export interface ProviderAdapter {
   /** Present when this adapter's upstream speaks Anthropic Messages itself. */
   readonly messages?: MessagesPassThrough;
+  /**
+   * Present when the adapter maps the neutral model to its upstream itself (Gemini): every
+   * translating ingress goes through it, its chat methods included. Absent (OpenAI-compatible
+   * upstreams, whose wire is OpenAI chat): the neutral model reaches it through its chat methods.
+   */
+  readonly neutral?: NeutralEntry;
   chat(request: ChatRequest, call: UpstreamCall): Promise<JsonReply>;
   /** Resolves once the upstream accepted the request; `includeUsage` asks for the final usage chunk. */
   streamChat(request: ChatRequest, call: UpstreamCall, includeUsage: boolean): Promise<StreamReply>;

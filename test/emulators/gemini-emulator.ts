@@ -20,6 +20,9 @@ import { GEMINI_MODELS, field, geminiPromptTokens, googleErrorBody, planGemini, 
  *   count, omitted when 0 (proto3); thoughtsTokenCount only when the `thoughtsTokens` option is set;
  *   cachedContentTokenCount (a part of promptTokenCount, implicit caching's hit) only when the
  *   `cachedTokens` option is set (capped at the prompt's count).
+ * - Thinking (generationConfig.thinkingConfig.includeThoughts): a thought summary part
+ *   (`thought: true`) comes first, and the first answer part (text or functionCall) carries a
+ *   `thoughtSignature` (`EMU-SIG-<responseId>`), as the thought-signatures guide describes.
  *   Embedding responses carry no usage.
  */
 
@@ -173,20 +176,24 @@ export class GeminiEmulator extends EmulatorServer {
     const responseId = randomAlnum(22);
     const n = plan.candidateCount;
     const total = plan.tokensPerCandidate * n;
+    const thinking = (field(field(body, 'generationConfig'), 'thinkingConfig') as { includeThoughts?: unknown } | undefined)?.includeThoughts === true;
+    const thought = { text: 'Thinking it over before answering.', thought: true };
+    const signed = thinking ? { thoughtSignature: `EMU-SIG-${responseId}` } : {};
     if (!stream) {
-      const parts = plan.call ? [{ functionCall: plan.call }] : plan.text ? [{ text: plan.text }] : [];
-      return sendJson(res, 200, this.response(plan, parts, plan.finishReason, total, model, responseId), { 'content-type': 'application/json; charset=UTF-8' });
+      const parts = plan.call ? [{ functionCall: plan.call, ...signed }] : plan.text ? [{ text: plan.text, ...signed }] : [];
+      return sendJson(res, 200, this.response(plan, thinking ? [thought, ...parts] : parts, plan.finishReason, total, model, responseId), { 'content-type': 'application/json; charset=UTF-8' });
     }
     const chunks: Record<string, unknown>[] = [];
+    if (thinking) chunks.push(this.response(plan, [thought], null, 0, model, responseId));
     if (plan.call) {
-      chunks.push(this.response(plan, [{ functionCall: plan.call }], null, total, model, responseId));
+      chunks.push(this.response(plan, [{ functionCall: plan.call, ...signed }], null, total, model, responseId));
       chunks.push(this.response(plan, [{ text: '' }], plan.finishReason, total, model, responseId));
     } else {
       const deltas = splitDeltas(plan.text);
       if (deltas.length === 0) chunks.push(this.response(plan, [], plan.finishReason, 0, model, responseId));
       deltas.forEach((text, k) => {
         const soFar = countTokens(deltas.slice(0, k + 1).join('')) * n;
-        chunks.push(this.response(plan, [{ text }], k === deltas.length - 1 ? plan.finishReason : null, soFar, model, responseId));
+        chunks.push(this.response(plan, [{ text, ...(k === 0 ? signed : {}) }], k === deltas.length - 1 ? plan.finishReason : null, soFar, model, responseId));
       });
     }
     const errorBody = JSON.stringify(googleErrorBody({ code: 503, status: 'UNAVAILABLE', message: FAULTS[503][1] }));
