@@ -23,7 +23,7 @@ export function decodeMessagesRequest(body: MessagesRequestBody | CountTokensReq
   const request: NeutralRequest = {
     model: body.model,
     system: typeof body.system === 'string' ? [{ type: 'text', text: body.system }] : (body.system ?? []).map((b) => ({ type: 'text', text: b.text })),
-    messages: body.messages.map((message, index) => decodeMessage(message, index, nativeOnly)),
+    messages: body.messages.map((message, index) => ({ ...decodeMessage(message, index, nativeOnly), source: `messages[${index}]` })),
     tools: [],
     stopSequences: full.stop_sequences ?? [],
   };

@@ -83,6 +83,8 @@ export interface NeutralMessage {
   /** `system` mid-conversation (an instruction at that point of the conversation); the top-level system prompt is NeutralRequest.system. */
   role: 'user' | 'assistant' | 'system';
   parts: MessagePart[];
+  /** The message in the caller's request (`messages[3]`), for errors about it as a whole. */
+  source?: Source;
 }
 
 export interface NeutralTool {

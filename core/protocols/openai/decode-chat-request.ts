@@ -25,7 +25,7 @@ export function decodeChatRequest(chat: ChatRequest): DecodedChat {
   const request: NeutralRequest = {
     model: chat.model,
     system: [],
-    messages: chat.messages.map((message, i) => decodeMessage(message, i, nativeOnly)),
+    messages: chat.messages.map((message, i) => ({ ...decodeMessage(message, i, nativeOnly), source: `messages[${i}]` })),
     tools: (chat.tools ?? []).map((tool, i) => ({
       name: tool.function.name,
       ...(tool.function.description ? { description: tool.function.description } : {}),
