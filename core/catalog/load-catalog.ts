@@ -10,6 +10,9 @@ const endpointSchema = z.strictObject({
   model: z.string(),
   inputPrice: z.number().nonnegative(),
   outputPrice: z.number().nonnegative(),
+  cacheReadPrice: z.number().nonnegative().optional(),
+  cacheWritePrice: z.number().nonnegative().optional(),
+  cacheWrite1hPrice: z.number().nonnegative().optional(),
   contextWindow: z.number().int().nonnegative(),
   maxOutput: z.number().int().nonnegative(),
   dimensions: z.number().int().positive().optional(),
@@ -20,6 +23,7 @@ const endpointSchema = z.strictObject({
 const catalogSchema = z.strictObject({
   pricesAsOf: z.string(),
   priceSource: z.string(),
+  cachePriceSource: z.string(),
   aliases: z.record(z.string(), z.array(z.string()).min(1)),
   embeddingModels: z.record(z.string(), z.array(z.string()).min(1)),
   /** Aliases `auto` chooses from: a fast, cheap tier and a strong tier. */
@@ -36,6 +40,14 @@ export interface Endpoint {
   model: string;
   inputPrice: number;
   outputPrice: number;
+  /**
+   * USD per million prompt tokens read from the provider's prompt cache, and written to it
+   * (Anthropic's 5-minute and 1-hour writes). Undefined where the catalog has no such price: those
+   * tokens are then priced as input (see priceUsage).
+   */
+  cacheReadPrice?: number;
+  cacheWritePrice?: number;
+  cacheWrite1hPrice?: number;
   contextWindow: number;
   maxOutput: number;
   dimensions?: number;
@@ -110,6 +122,10 @@ export function defaultEndpoint(
     model,
     inputPrice: overrides.inputPrice ?? base?.inputPrice ?? 0,
     outputPrice: overrides.outputPrice ?? base?.outputPrice ?? 0,
+    // A price override replaces the catalog's prices: its cache prices were fractions of the old ones.
+    ...(overrides.inputPrice === undefined && base
+      ? { cacheReadPrice: base.cacheReadPrice, cacheWritePrice: base.cacheWritePrice, cacheWrite1hPrice: base.cacheWrite1hPrice }
+      : {}),
     contextWindow: overrides.contextWindow ?? base?.contextWindow ?? 0,
     maxOutput: overrides.maxOutput ?? base?.maxOutput ?? 0,
     dimensions: base?.dimensions,

@@ -31,9 +31,12 @@ export async function runUsageCommand(args: string[], io: CliIo): Promise<number
         prompt_tokens: sum.prompt_tokens + r.prompt_tokens,
         completion_tokens: sum.completion_tokens + r.completion_tokens,
         total_tokens: sum.total_tokens + r.total_tokens,
+        cache_read_tokens: sum.cache_read_tokens + r.cache_read_tokens,
+        cache_write_tokens: sum.cache_write_tokens + r.cache_write_tokens,
+        reasoning_tokens: sum.reasoning_tokens + r.reasoning_tokens,
         cost_usd: sum.cost_usd + r.cost_usd,
       }),
-      { requests: 0, errors: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost_usd: 0 },
+      { requests: 0, errors: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0, cost_usd: 0 },
     );
     if (values.json) {
       io.out(`${JSON.stringify({ ...summary, total }, null, 2)}\n`);
@@ -43,9 +46,18 @@ export async function runUsageCommand(args: string[], io: CliIo): Promise<number
       io.out(`No requests recorded in ${month}.\n`);
       return 0;
     }
-    const cells = (label: string, r: typeof total) => [label, String(r.requests), String(r.errors), String(r.prompt_tokens), String(r.completion_tokens), String(r.total_tokens), `$${r.cost_usd.toFixed(4)}`];
+    // CACHE READ / CACHE WRITE are parts of PROMPT, REASONING a part of COMPLETION (not additions).
+    const cells = (label: string, r: typeof total) => [
+      label, String(r.requests), String(r.errors), String(r.prompt_tokens), String(r.cache_read_tokens), String(r.cache_write_tokens),
+      String(r.completion_tokens), String(r.reasoning_tokens), String(r.total_tokens), `$${r.cost_usd.toFixed(4)}`,
+    ];
     io.out(`Usage for ${month} (UTC), by ${by}\n`);
-    io.out(formatTable([by.toUpperCase(), 'REQUESTS', 'ERRORS', 'PROMPT', 'COMPLETION', 'TOTAL', 'COST'], [...summary.rows.map((r) => cells(r.group ?? '(none)', r)), cells('TOTAL', total)]));
+    io.out(
+      formatTable(
+        [by.toUpperCase(), 'REQUESTS', 'ERRORS', 'PROMPT', 'CACHE READ', 'CACHE WRITE', 'COMPLETION', 'REASONING', 'TOTAL', 'COST'],
+        [...summary.rows.map((r) => cells(r.group ?? '(none)', r)), cells('TOTAL', total)],
+      ),
+    );
     return 0;
   } finally {
     connection.close();

@@ -1,10 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { PatchbayError } from '../errors/patchbay-error.ts';
 import type { IngressCodec } from '../protocols/ingress-codec.ts';
-import { openAiCodec, openAiErrorBody } from '../protocols/openai/openai-chat-codec.ts';
+import { openAiCodec } from '../protocols/openai/openai-chat-codec.ts';
 import { headerValue } from './header-value.ts';
-
-const INTERNAL_BODY = openAiErrorBody(null);
 
 /**
  * The one place an error becomes an HTTP answer, in the shape of the caller's protocol (OpenAI's
@@ -17,7 +15,7 @@ export function renderError(res: ServerResponse, error: unknown, log: (message: 
   try {
     writeError(res, error, log, codec);
   } catch (failure) {
-    abandonResponse(res, failure, log);
+    abandonResponse(res, failure, log, codec);
   }
 }
 
@@ -38,17 +36,19 @@ function writeError(res: ServerResponse, error: unknown, log: (message: string) 
 }
 
 /**
- * When answering failed: log why, then a plain 500 if nothing was sent yet, else close the
- * connection, so the client is never left waiting and no rejection escapes the handler.
+ * When answering failed: log why, then a plain 500 in the caller's protocol's shape if nothing was
+ * sent yet, else close the connection, so the client is never left waiting and no rejection
+ * escapes the handler. Only headers Node always accepts are set: this must not fail the same way.
  */
-export function abandonResponse(res: ServerResponse, failure: unknown, log: (message: string) => void): void {
+export function abandonResponse(res: ServerResponse, failure: unknown, log: (message: string) => void, codec: IngressCodec = openAiCodec): void {
   try {
     log(`Internal error while answering: ${describe(failure)}`);
     if (res.headersSent || res.writableEnded) {
       res.destroy();
       return;
     }
-    const payload = JSON.stringify(INTERNAL_BODY);
+    // `null` is no PatchbayError: every codec answers it with its internal-error body, hiding the failure's details.
+    const payload = JSON.stringify(codec.errorAnswer(null).body);
     res.writeHead(500, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
     res.end(payload);
   } catch {

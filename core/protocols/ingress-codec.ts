@@ -12,4 +12,10 @@ export interface IngressCodec {
   streamError(error: unknown): string;
   /** An error answer before anything was sent: its status and JSON body. */
   errorAnswer(error: unknown): { status: number; body: unknown };
+  /**
+   * A wire-ready item written whenever a stream has sent nothing for `afterMs` (Anthropic's
+   * `ping`), so clients and proxies with idle timeouts keep the connection through an upstream's
+   * long silence (thinking, a slow tool call). Absent: nothing is written (OpenAI has no keep-alive).
+   */
+  readonly keepAlive?: { item: string; afterMs: number };
 }

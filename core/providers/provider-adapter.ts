@@ -2,9 +2,21 @@ import type { Endpoint } from '../catalog/load-catalog.ts';
 import type { ResolvedProvider } from '../config/load-config.ts';
 import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../protocols/openai/request-schemas.ts';
 import type { CancelSignal } from './cancel-signal.ts';
+import type { NeutralEntry } from './chat-via-neutral.ts';
 
-export type { Usage } from '../protocols/openai/chat-types.ts';
-import type { Usage } from '../protocols/openai/chat-types.ts';
+import type { Usage as OpenAiTotals } from '../protocols/openai/chat-types.ts';
+
+/**
+ * Usage as an adapter reports it for the usage row: OpenAI's counts (prompt_tokens includes the
+ * cached tokens, completion_tokens the reasoning ones), their details as the upstream gave them,
+ * and the prompt-cache writes OpenAI's usage has no field for (Anthropic's).
+ */
+export interface Usage extends OpenAiTotals {
+  prompt_tokens_details?: { cached_tokens?: number | null } | null;
+  completion_tokens_details?: { reasoning_tokens?: number | null } | null;
+  /** Patchbay's own: kept beside the answer, never written into one. */
+  cacheWrite?: { tokens5m: number; tokens1h: number };
+}
 
 /** Everything an adapter needs to reach one endpoint for one attempt. */
 export interface UpstreamCall {
@@ -50,6 +62,12 @@ export interface MessagesPassThrough {
 export interface ProviderAdapter {
   /** Present when this adapter's upstream speaks Anthropic Messages itself. */
   readonly messages?: MessagesPassThrough;
+  /**
+   * Present when the adapter maps the neutral model to its upstream itself (Gemini): every
+   * translating ingress goes through it, its chat methods included. Absent (OpenAI-compatible
+   * upstreams, whose wire is OpenAI chat): the neutral model reaches it through its chat methods.
+   */
+  readonly neutral?: NeutralEntry;
   chat(request: ChatRequest, call: UpstreamCall): Promise<JsonReply>;
   /** Resolves once the upstream accepted the request; `includeUsage` asks for the final usage chunk. */
   streamChat(request: ChatRequest, call: UpstreamCall, includeUsage: boolean): Promise<StreamReply>;

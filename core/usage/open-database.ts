@@ -138,6 +138,13 @@ const MIGRATIONS: string[] = [
   // stay: without (status, ts) a status no row has scans the whole range (320 ms on 1M rows), and
   // each costs about 1 µs per row.
   `DROP TRIGGER usage_rollups;`,
+  // Prompt-cache and reasoning tokens (issue 16), each a part of prompt_tokens or completion_tokens,
+  // not an addition: cache reads, cache writes by lifetime (Anthropic's 5-minute default and its
+  // 1-hour writes, priced differently), and reasoning tokens. Old rows read as 0.
+  `ALTER TABLE usage ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE usage ADD COLUMN cache_write_5m_tokens INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE usage ADD COLUMN cache_write_1h_tokens INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE usage ADD COLUMN reasoning_tokens INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 /** Opens (creating if needed) the SQLite file in the data dir, in WAL mode, migrated to the latest schema. */

@@ -18,6 +18,10 @@ export interface StoredUsageRow {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  cache_read_tokens: number;
+  cache_write_5m_tokens: number;
+  cache_write_1h_tokens: number;
+  reasoning_tokens: number;
   cost_usd: number;
   latency_ms: number;
   first_byte_ms: number | null;
@@ -42,6 +46,9 @@ export function storedToRequestRow(row: StoredUsageRow): RequestRow {
     prompt_tokens: row.prompt_tokens,
     completion_tokens: row.completion_tokens,
     total_tokens: row.total_tokens,
+    cache_read_tokens: row.cache_read_tokens,
+    cache_write_tokens: row.cache_write_5m_tokens + row.cache_write_1h_tokens,
+    reasoning_tokens: row.reasoning_tokens,
     cost_usd: row.cost_usd,
     latency_ms: row.latency_ms,
     first_byte_ms: row.first_byte_ms,
@@ -68,6 +75,9 @@ export function recordToRequestRow(record: UsageRecord, keyName: string | null):
     prompt_tokens: record.promptTokens,
     completion_tokens: record.completionTokens,
     total_tokens: record.totalTokens,
+    cache_read_tokens: record.cacheReadTokens ?? 0,
+    cache_write_tokens: (record.cacheWrite5mTokens ?? 0) + (record.cacheWrite1hTokens ?? 0),
+    reasoning_tokens: record.reasoningTokens ?? 0,
     cost_usd: record.costUsd,
     latency_ms: record.latencyMs,
     first_byte_ms: record.firstByteMs,

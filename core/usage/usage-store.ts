@@ -34,6 +34,12 @@ export interface UsageRecord {
   attempts: AttemptReport[];
   /** Why routing chose this endpoint (X-Patchbay-Route-Reason), null when routing never ran. */
   routeReason?: string | null;
+  /** Parts of promptTokens read from / written to the provider's prompt cache (absent = 0). */
+  cacheReadTokens?: number;
+  cacheWrite5mTokens?: number;
+  cacheWrite1hTokens?: number;
+  /** The part of completionTokens spent reasoning (absent = 0). */
+  reasoningTokens?: number;
 }
 
 export interface UsageTotalsRow {
@@ -44,6 +50,9 @@ export interface UsageTotalsRow {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
   cost_usd: number;
 }
 
@@ -242,7 +251,9 @@ export class UsageStore {
       .prepare(
         `SELECT ${expression} AS "group", count(*) AS requests, sum(status >= 400) AS errors,
                 sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,
-                sum(total_tokens) AS total_tokens, sum(cost_usd) AS cost_usd
+                sum(total_tokens) AS total_tokens, sum(cache_read_tokens) AS cache_read_tokens,
+                sum(cache_write_5m_tokens + cache_write_1h_tokens) AS cache_write_tokens, sum(reasoning_tokens) AS reasoning_tokens,
+                sum(cost_usd) AS cost_usd
            FROM usage WHERE ts >= ? AND ts < ? GROUP BY 1 ORDER BY ${groupBy === 'day' ? '1' : 'cost_usd DESC, requests DESC'}`,
       )
       .all(fromMs, toMs) as (Omit<UsageTotalsRow, 'provider' | 'model'> & { group: string | null })[];

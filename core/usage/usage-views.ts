@@ -27,6 +27,13 @@ export interface RequestRow {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /**
+   * Parts of prompt_tokens read from / written to the prompt cache, and of completion_tokens spent
+   * reasoning. The server always sends them; optional so the dashboard's existing fixtures still type-check.
+   */
+  cache_read_tokens?: number;
+  cache_write_tokens?: number;
+  reasoning_tokens?: number;
   cost_usd: number;
   latency_ms: number;
   first_byte_ms: number | null;

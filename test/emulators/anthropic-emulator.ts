@@ -22,6 +22,12 @@ import { ANTHROPIC_MODELS, anthropicInputTokens, planReply, resolveModel, valida
  *   `anthropic-ratelimit-*`, `x-should-retry`, `retry-after` on 429.
  * - Token counts: see anthropicInputTokens in anthropic-wire.ts; output tokens = words of the text
  *   (tool calls: words of the JSON input + 5).
+ * - Prompt caching (provider-wire.md §2 usage; ingress-wire.md on cache_control): a `cache_control`
+ *   on system blocks caches the prefix up to the last marked block (with the tools, which come
+ *   first). The first request with that prefix writes it (`cache_creation_input_tokens`, split into
+ *   `cache_creation.ephemeral_5m/1h_input_tokens` by the block's `ttl`), later ones read it
+ *   (`cache_read_input_tokens`); `input_tokens` is what is left. Simplified: breakpoints on message
+ *   blocks are not modelled, nor the minimum cacheable length, nor expiry.
  */
 
 export { ANTHROPIC_MODELS, anthropicInputTokens, neutralMessages } from './anthropic-wire.ts';
@@ -145,7 +151,7 @@ export class AnthropicEmulator extends EmulatorServer {
     const body = raw as Record<string, unknown>;
     const invalid = validateMessagesRequest(body);
     if (invalid) return this.error(res, invalid.status, invalid.type, invalid.message, requestId);
-    const plan = planReply(body, this.options.toolPreamble);
+    const plan = this.withCache(planReply(body, this.options.toolPreamble), body);
     const id = `msg_01${randomAlnum(22)}`;
     const message = { id, type: 'message', role: 'assistant', model: body.model, content: plan.blocks, stop_reason: plan.stopReason, stop_sequence: plan.stopSequence, usage: this.usage(plan, plan.outputTokens) };
     if (body.stream !== true) return sendJson(res, 200, message, this.headers(requestId));
@@ -169,12 +175,31 @@ export class AnthropicEmulator extends EmulatorServer {
     sendJson(res, 200, { input_tokens: anthropicInputTokens(body) }, this.headers(requestId));
   }
 
+  /** Prefixes written to the prompt cache so far (key: model, tools and the cached system blocks). */
+  private readonly cached = new Set<string>();
+
+  /** The plan with its input split into the cached prefix (written or read) and the rest. */
+  protected withCache(plan: AnthropicPlan, body: Record<string, unknown>): AnthropicPlan {
+    const system = Array.isArray(body.system) ? (body.system as { cache_control?: { ttl?: string } }[]) : [];
+    const last = system.findLastIndex((block) => block.cache_control);
+    if (last < 0) return plan;
+    const prefix = system.slice(0, last + 1);
+    const tokens = Math.min(plan.inputTokens, anthropicInputTokens({ model: body.model, tools: body.tools, system: prefix, messages: [] }));
+    const key = JSON.stringify([body.model, body.tools ?? null, prefix]);
+    const rest = plan.inputTokens - tokens;
+    if (this.cached.has(key)) return { ...plan, inputTokens: rest, cache: { read: tokens, write5m: 0, write1h: 0 } };
+    this.cached.add(key);
+    const oneHour = prefix[last].cache_control?.ttl === '1h';
+    return { ...plan, inputTokens: rest, cache: { read: 0, write5m: oneHour ? 0 : tokens, write1h: oneHour ? tokens : 0 } };
+  }
+
   protected usage(plan: AnthropicPlan, outputTokens: number): Record<string, unknown> {
+    const cache = plan.cache ?? { read: 0, write5m: 0, write1h: 0 };
     return {
       input_tokens: plan.inputTokens,
-      cache_creation_input_tokens: 0,
-      cache_read_input_tokens: 0,
-      cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+      cache_creation_input_tokens: cache.write5m + cache.write1h,
+      cache_read_input_tokens: cache.read,
+      cache_creation: { ephemeral_5m_input_tokens: cache.write5m, ephemeral_1h_input_tokens: cache.write1h },
       output_tokens: outputTokens,
       service_tier: 'standard',
     };
@@ -206,7 +231,8 @@ export class AnthropicEmulator extends EmulatorServer {
       }
       events.push(event('content_block_stop', { index }));
     }
-    const usage = { input_tokens: plan.inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: plan.outputTokens };
+    const cache = plan.cache ?? { read: 0, write5m: 0, write1h: 0 };
+    const usage = { input_tokens: plan.inputTokens, cache_creation_input_tokens: cache.write5m + cache.write1h, cache_read_input_tokens: cache.read, output_tokens: plan.outputTokens };
     events.push(event('message_delta', { delta: { stop_reason: plan.stopReason, stop_sequence: plan.stopSequence }, usage }));
     events.push(event('message_stop', {}));
     return events;

@@ -244,8 +244,11 @@ export interface AnthropicPlan {
   blocks: OutputBlock[];
   stopReason: 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use';
   stopSequence: string | null;
+  /** Input tokens outside the prompt cache (Anthropic's input_tokens). */
   inputTokens: number;
   outputTokens: number;
+  /** The prompt-cache part of the input, when the request marks a prefix (see AnthropicEmulator.withCache). */
+  cache?: { read: number; write5m: number; write1h: number };
 }
 
 /**

@@ -17,7 +17,12 @@ import { GEMINI_MODELS, field, geminiPromptTokens, googleErrorBody, planGemini, 
  * - Errors are google.rpc.Status bodies; 429s carry RetryInfo in the body and no rate-limit headers.
  * - Token counts: promptTokenCount = geminiPromptTokens (gemini-wire.ts); candidatesTokenCount =
  *   words of each candidate's text (function calls: words of the JSON args + 5) times the candidate
- *   count, omitted when 0 (proto3); thoughtsTokenCount only when the `thoughtsTokens` option is set.
+ *   count, omitted when 0 (proto3); thoughtsTokenCount only when the `thoughtsTokens` option is set;
+ *   cachedContentTokenCount (a part of promptTokenCount, implicit caching's hit) only when the
+ *   `cachedTokens` option is set (capped at the prompt's count).
+ * - Thinking (generationConfig.thinkingConfig.includeThoughts): a thought summary part
+ *   (`thought: true`) comes first, and the first answer part (text or functionCall) carries a
+ *   `thoughtSignature` (`EMU-SIG-<responseId>`), as the thought-signatures guide describes.
  *   Embedding responses carry no usage.
  */
 
@@ -27,6 +32,8 @@ export interface GeminiEmulatorOptions {
   apiKey: string;
   /** Reasoning tokens to report as thoughtsTokenCount (2.5 models think); 0 leaves the field out. */
   thoughtsTokens?: number;
+  /** Prompt tokens to report as read from the cache (cachedContentTokenCount); 0 leaves the field out. */
+  cachedTokens?: number;
 }
 
 const FAULTS: Record<number, [string, string]> = {
@@ -48,7 +55,7 @@ export class GeminiEmulator extends EmulatorServer {
 
   constructor(options: GeminiEmulatorOptions) {
     super();
-    this.options = { thoughtsTokens: 0, ...options };
+    this.options = { thoughtsTokens: 0, cachedTokens: 0, ...options };
   }
 
   protected error(res: ServerResponse, error: GoogleError, headers: Record<string, string> = {}): void {
@@ -141,12 +148,14 @@ export class GeminiEmulator extends EmulatorServer {
 
   protected usage(plan: GeminiPlan, candidatesTokens: number): Record<string, unknown> {
     const thoughts = this.options.thoughtsTokens;
+    const cached = Math.min(this.options.cachedTokens, plan.promptTokens);
     return {
       promptTokenCount: plan.promptTokens,
       ...(candidatesTokens > 0 ? { candidatesTokenCount: candidatesTokens } : {}),
       totalTokenCount: plan.promptTokens + candidatesTokens + thoughts,
       promptTokensDetails: [{ modality: 'TEXT', tokenCount: plan.promptTokens }],
       ...(thoughts > 0 ? { thoughtsTokenCount: thoughts } : {}),
+      ...(cached > 0 ? { cachedContentTokenCount: cached } : {}),
     };
   }
 
@@ -167,20 +176,24 @@ export class GeminiEmulator extends EmulatorServer {
     const responseId = randomAlnum(22);
     const n = plan.candidateCount;
     const total = plan.tokensPerCandidate * n;
+    const thinking = (field(field(body, 'generationConfig'), 'thinkingConfig') as { includeThoughts?: unknown } | undefined)?.includeThoughts === true;
+    const thought = { text: 'Thinking it over before answering.', thought: true };
+    const signed = thinking ? { thoughtSignature: `EMU-SIG-${responseId}` } : {};
     if (!stream) {
-      const parts = plan.call ? [{ functionCall: plan.call }] : plan.text ? [{ text: plan.text }] : [];
-      return sendJson(res, 200, this.response(plan, parts, plan.finishReason, total, model, responseId), { 'content-type': 'application/json; charset=UTF-8' });
+      const parts = plan.call ? [{ functionCall: plan.call, ...signed }] : plan.text ? [{ text: plan.text, ...signed }] : [];
+      return sendJson(res, 200, this.response(plan, thinking ? [thought, ...parts] : parts, plan.finishReason, total, model, responseId), { 'content-type': 'application/json; charset=UTF-8' });
     }
     const chunks: Record<string, unknown>[] = [];
+    if (thinking) chunks.push(this.response(plan, [thought], null, 0, model, responseId));
     if (plan.call) {
-      chunks.push(this.response(plan, [{ functionCall: plan.call }], null, total, model, responseId));
+      chunks.push(this.response(plan, [{ functionCall: plan.call, ...signed }], null, total, model, responseId));
       chunks.push(this.response(plan, [{ text: '' }], plan.finishReason, total, model, responseId));
     } else {
       const deltas = splitDeltas(plan.text);
       if (deltas.length === 0) chunks.push(this.response(plan, [], plan.finishReason, 0, model, responseId));
       deltas.forEach((text, k) => {
         const soFar = countTokens(deltas.slice(0, k + 1).join('')) * n;
-        chunks.push(this.response(plan, [{ text }], k === deltas.length - 1 ? plan.finishReason : null, soFar, model, responseId));
+        chunks.push(this.response(plan, [{ text, ...(k === 0 ? signed : {}) }], k === deltas.length - 1 ? plan.finishReason : null, soFar, model, responseId));
       });
     }
     const errorBody = JSON.stringify(googleErrorBody({ code: 503, status: 'UNAVAILABLE', message: FAULTS[503][1] }));

@@ -1,6 +1,11 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { newUsageRows, startRig, usageRowCount, type Rig } from '../helpers/conformance-matrix.ts';
+import { InvalidRequestError } from '../../core/errors/patchbay-error.ts';
+import { renderError } from '../../core/http/render-error.ts';
+import { anthropicCodec } from '../../core/protocols/anthropic-messages/anthropic-codec.ts';
 
 /**
  * /v1/messages errors, fallback and thinking, through the official @anthropic-ai/sdk: every
@@ -137,5 +142,38 @@ describe('thinking (Anthropic)', () => {
     expect(deltas).toContain('thinking_delta');
     expect(deltas.indexOf('signature_delta')).toBeGreaterThan(deltas.indexOf('thinking_delta'));
     expect(message.content[0]).toMatchObject({ type: 'thinking', signature: expect.stringMatching(/./) });
+  });
+});
+
+describe('every error on the Anthropic ingress is in Anthropic’s shape', () => {
+  it('an endpoint Patchbay does not serve, asked by the SDK or under /v1/messages: 404 not_found_error saying what is served', async () => {
+    const batches = await failure(anthropic.messages.batches.create({ requests: [{ custom_id: 'a', params: { model: CLAUDE, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] } }] }));
+    expect(batches).toBeInstanceOf(Anthropic.NotFoundError);
+    expect(batches.error).toMatchObject({ type: 'error', error: { type: 'not_found_error', message: expect.stringContaining('POST /v1/messages') } });
+
+    const get = await fetch(`${rig.pb.patchbay.url}/v1/messages`, { headers: { 'x-api-key': rig.pb.key } });
+    expect(get.status).toBe(404);
+    expect(await get.json()).toMatchObject({ type: 'error', error: { type: 'not_found_error', message: expect.stringContaining('no endpoint GET /v1/messages') } });
+
+    // An OpenAI client's unknown path keeps OpenAI's shape.
+    const openAi = await fetch(`${rig.pb.patchbay.url}/v1/assistants`, { method: 'POST', headers: { authorization: `Bearer ${rig.pb.key}` } });
+    expect(openAi.status).toBe(404);
+    expect(await openAi.json()).toMatchObject({ error: { type: 'invalid_request_error', code: 'unknown_url' } });
+  });
+
+  it('an answer that fails to be written becomes a 500 api_error in Anthropic’s shape, not OpenAI’s', async () => {
+    // A param that JSON cannot serialise makes writing the error answer itself fail (the last-resort path).
+    const unserialisable = new InvalidRequestError('bad', 1n as unknown as string);
+    const logs: string[] = [];
+    const server = createServer((_req, res) => renderError(res, unserialisable, (m) => logs.push(m), anthropicCodec));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      expect(response.status).toBe(500);
+      expect(await response.json()).toEqual({ type: 'error', error: { type: 'api_error', message: expect.stringContaining('internal error') } });
+      expect(logs.join('\n')).toContain('BigInt');
+    } finally {
+      server.close();
+    }
   });
 });

@@ -102,7 +102,7 @@ export function createV1Dispatcher(deps: V1Deps): { dispatch: (req: IncomingMess
     } catch (failure) {
       request.status = 500;
       request.errorType = 'internal_error';
-      abandonResponse(res, failure, deps.log);
+      abandonResponse(res, failure, deps.log, codec);
       return;
     }
     renderError(res, error, deps.log, codec);
@@ -145,7 +145,11 @@ export function createV1Dispatcher(deps: V1Deps): { dispatch: (req: IncomingMess
     const query = url.indexOf('?');
     const path = query === -1 ? url : url.slice(0, query);
     const route = routes.get(`${req.method} ${path}`) ?? (req.method === 'GET' && path.startsWith('/v1/models/') ? models : undefined);
-    if (!route) return false;
+    if (!route) {
+      if (!isAnthropicCaller(req, path)) return false;
+      renderError(res, unknownAnthropicEndpoint(req.method, path), deps.log, anthropicCodec);
+      return true;
+    }
     route(req, res, path);
     return true;
   };
@@ -153,6 +157,21 @@ export function createV1Dispatcher(deps: V1Deps): { dispatch: (req: IncomingMess
     while (inFlight > 0) await new Promise<void>((resolve) => idle.push(resolve));
   };
   return { dispatch, drain };
+}
+
+/**
+ * A request Patchbay does not serve that comes from an Anthropic client (it sends anthropic-version
+ * on every call) or asks under /v1/messages: its 404 is in Anthropic's shape, which its SDK reads.
+ */
+function isAnthropicCaller(req: IncomingMessage, path: string): boolean {
+  return path.startsWith('/v1/') && (path.startsWith('/v1/messages') || req.headers['anthropic-version'] !== undefined);
+}
+
+function unknownAnthropicEndpoint(method: string | undefined, path: string): PatchbayError {
+  return new PatchbayError(
+    `Patchbay has no endpoint ${method} ${path.slice(0, 200)}. Its Anthropic Messages API is POST /v1/messages and POST /v1/messages/count_tokens; GET /v1/models lists the models (Message Batches, Files and the legacy Text Completions API are not served).`,
+    { status: 404, type: 'invalid_request_error', code: 'unknown_url' },
+  );
 }
 
 /** A malformed percent-escape is a model that does not exist, not a server error. */

@@ -111,9 +111,11 @@ async function serveStream(res: ServerResponse, ctx: V1Context, request: V1Reque
   });
   const content = request.content;
   const codec = operation.codec ?? openAiCodec;
+  const silence = codec.keepAlive ? keepAliveTimer(res, codec.keepAlive) : undefined;
   // False when the client is not taking what is written (backpressure): see waitForClient.
   const write = (chunk: string): boolean => {
     if (content) content.response += `${chunk}\n`;
+    silence?.refresh();
     return res.write(codec.frame(chunk));
   };
   let stalled = false;
@@ -137,9 +139,21 @@ async function serveStream(res: ServerResponse, ctx: V1Context, request: V1Reque
     }
     if (!res.writableEnded) res.end(codec.streamError(error));
   } finally {
+    clearTimeout(silence);
     request.usage = reply.usage();
     if (stalled) request.errorType = 'client_stalled';
   }
+}
+
+/** Writes the keep-alive item each time the stream has been silent for its interval; every write pushes it back (refresh). */
+function keepAliveTimer(res: ServerResponse, keepAlive: NonNullable<IngressCodec['keepAlive']>): NodeJS.Timeout {
+  const timer = setTimeout(() => {
+    if (res.writableEnded || res.destroyed) return;
+    res.write(keepAlive.item);
+    timer.refresh();
+  }, keepAlive.afterMs);
+  timer.unref();
+  return timer;
 }
 
 /**

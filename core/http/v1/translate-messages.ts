@@ -1,11 +1,11 @@
-import { InvalidRequestError } from '../../errors/patchbay-error.ts';
 import { ProviderError } from '../../errors/provider-error.ts';
 import type { DecodedMessages } from '../../protocols/anthropic-messages/decode-request.ts';
 import { encodeMessage } from '../../protocols/anthropic-messages/encode-message.ts';
 import { createEncodeState, encodeStreamPart } from '../../protocols/anthropic-messages/encode-stream.ts';
-import type { StreamPart } from '../../protocols/neutral/stream-part.ts';
+import type { PartStream, StreamPart } from '../../protocols/neutral/stream-part.ts';
 import { toOpenAiUsage } from '../../protocols/openai/map-usage.ts';
 import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall, Usage } from '../../providers/provider-adapter.ts';
+import { refuseNativeOnly } from '../../providers/refuse-native-only.ts';
 import { streamNeutralViaChat } from '../../providers/stream-neutral-via-chat.ts';
 
 /** What the Messages answer needs besides the parts: its id and Patchbay's input estimate for message_start. */
@@ -15,20 +15,19 @@ export interface MessageIdentity {
 }
 
 /** A Messages request for an upstream that does not speak Messages: refused first if it asks for what that upstream cannot do. */
-function refuseNativeOnly(decoded: DecodedMessages, call: UpstreamCall): void {
-  const first = decoded.nativeOnly[0];
-  if (!first) return;
-  throw new InvalidRequestError(
-    `${call.provider.name} (${call.endpoint.id}) cannot ${first.what}; remove '${first.param}' or use an Anthropic model (e.g. anthropic/claude-sonnet-4-5).`,
-    first.param,
-    'unsupported_parameter',
-  );
+function refuse(decoded: DecodedMessages, call: UpstreamCall): void {
+  refuseNativeOnly(decoded.nativeOnly, call.provider.name, call.endpoint, 'an Anthropic model (e.g. anthropic/claude-sonnet-4-5)');
+}
+
+/** The adapter's own neutral entry when it has one; else its OpenAI chat stream, which is then the upstream's wire. */
+function openParts(adapter: ProviderAdapter, decoded: DecodedMessages, call: UpstreamCall): Promise<PartStream> {
+  return adapter.neutral ? adapter.neutral.stream(decoded.request, call) : streamNeutralViaChat(adapter, decoded.request, call);
 }
 
 /** A whole Message from a non-Anthropic upstream: its answer streamed as neutral parts and collected. */
 export async function translateMessage(adapter: ProviderAdapter, call: UpstreamCall, decoded: DecodedMessages, identity: MessageIdentity): Promise<JsonReply> {
-  refuseNativeOnly(decoded, call);
-  const stream = await streamNeutralViaChat(adapter, decoded.request, call);
+  refuse(decoded, call);
+  const stream = await openParts(adapter, decoded, call);
   const parts: StreamPart[] = [];
   for (let next = await stream.parts.next(); !next.done; next = await stream.parts.next()) parts.push(next.value);
   const message = encodeMessage(parts, { ...identity, model: call.endpoint.model });
@@ -42,8 +41,8 @@ export async function translateMessage(adapter: ProviderAdapter, call: UpstreamC
  * content block together, so a failure before content can still fall back.
  */
 export async function translateMessageStream(adapter: ProviderAdapter, call: UpstreamCall, decoded: DecodedMessages, identity: MessageIdentity): Promise<StreamReply> {
-  refuseNativeOnly(decoded, call);
-  const stream = await streamNeutralViaChat(adapter, decoded.request, call);
+  refuse(decoded, call);
+  const stream = await openParts(adapter, decoded, call);
   let usage: Usage | null = null;
   let state = createEncodeState({ ...identity, model: call.endpoint.model });
   async function* events(): AsyncGenerator<string> {

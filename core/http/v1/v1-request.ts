@@ -3,6 +3,7 @@ import type { Admission } from '../../keys/key-limiter.ts';
 import type { ApiKeyRecord } from '../../keys/key-store.ts';
 import type { Usage } from '../../providers/provider-adapter.ts';
 import { createRouteTrace, type RouteTrace } from '../../routing/route-trace.ts';
+import { priceUsage, type TokenCounts } from '../../usage/price-usage.ts';
 import type { UsageRecord } from '../../usage/usage-store.ts';
 
 export type V1Endpoint = UsageRecord['endpoint'] | 'messages' | 'count_tokens' | 'responses';
@@ -76,10 +77,11 @@ export function elapsedMs(request: V1Request): number {
 export function toUsageRecord(request: V1Request, routingFeeUsd: number): UsageRecord {
   const endpoint = request.trace.endpoint;
   const usage = request.usage;
-  const prompt = usage?.prompt_tokens ?? 0;
-  const completion = usage?.completion_tokens ?? 0;
+  const counts = tokenCounts(usage);
+  const prompt = counts.promptTokens;
+  const completion = counts.completionTokens;
   const succeeded = request.status < 400;
-  const tokenCost = endpoint ? (prompt * endpoint.inputPrice + completion * endpoint.outputPrice) / 1_000_000 : 0;
+  const tokenCost = endpoint ? priceUsage(counts, endpoint) : 0;
   return {
     ts: request.startedWall,
     requestId: request.requestId,
@@ -102,5 +104,25 @@ export function toUsageRecord(request: V1Request, routingFeeUsd: number): UsageR
     firstByteMs: request.trace.firstByteMs,
     attempts: request.trace.attempts,
     routeReason: request.trace.reason,
+    cacheReadTokens: counts.cacheReadTokens,
+    cacheWrite5mTokens: counts.cacheWrite5mTokens,
+    cacheWrite1hTokens: counts.cacheWrite1hTokens,
+    reasoningTokens: counts.reasoningTokens,
   };
+}
+
+/** The row's counts from what the adapter reported (details an upstream left out or sent as null count 0). */
+function tokenCounts(usage: Usage | null): TokenCounts {
+  return {
+    promptTokens: usage?.prompt_tokens ?? 0,
+    completionTokens: usage?.completion_tokens ?? 0,
+    cacheReadTokens: count(usage?.prompt_tokens_details?.cached_tokens),
+    cacheWrite5mTokens: usage?.cacheWrite?.tokens5m ?? 0,
+    cacheWrite1hTokens: usage?.cacheWrite?.tokens1h ?? 0,
+    reasoningTokens: count(usage?.completion_tokens_details?.reasoning_tokens),
+  };
+}
+
+function count(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
 }

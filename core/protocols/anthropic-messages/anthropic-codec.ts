@@ -11,4 +11,7 @@ export const anthropicCodec: IngressCodec = {
   streamEnd: '',
   streamError: (error) => `event: error\ndata: ${JSON.stringify(encodeAnthropicError(error).body)}\n\n`,
   errorAnswer: (error) => encodeAnthropicError(error),
+  // Anthropic pings during its own silences; 5 s stays well inside the shortest idle timeouts of
+  // common proxies and HTTP clients (Claude Code's included) at the cost of a few bytes.
+  keepAlive: { item: 'event: ping\ndata: {"type":"ping"}\n\n', afterMs: 5000 },
 };

@@ -1,11 +1,7 @@
-import type { ImagePart, MessagePart, NeutralMessage, NeutralRequest, NeutralToolChoice, TextPart } from '../neutral/neutral-request.ts';
+import type { ImagePart, MessagePart, NativeOnly, NeutralMessage, NeutralRequest, NeutralToolChoice, TextPart } from '../neutral/neutral-request.ts';
 import type { ContentBlockParam, CountTokensRequestBody, MessagesRequestBody } from './request-schema.ts';
 
-/** Something in the request only an Anthropic upstream can honour, with the field that asks for it. */
-export interface NativeOnly {
-  param: string;
-  what: string;
-}
+export type { NativeOnly };
 
 export interface DecodedMessages {
   request: NeutralRequest;
@@ -27,7 +23,7 @@ export function decodeMessagesRequest(body: MessagesRequestBody | CountTokensReq
   const request: NeutralRequest = {
     model: body.model,
     system: typeof body.system === 'string' ? [{ type: 'text', text: body.system }] : (body.system ?? []).map((b) => ({ type: 'text', text: b.text })),
-    messages: body.messages.map((message, index) => decodeMessage(message, index, nativeOnly)),
+    messages: body.messages.map((message, index) => ({ ...decodeMessage(message, index, nativeOnly), source: `messages[${index}]` })),
     tools: [],
     stopSequences: full.stop_sequences ?? [],
   };
@@ -36,7 +32,12 @@ export function decodeMessagesRequest(body: MessagesRequestBody | CountTokensReq
       nativeOnly.push({ param: `tools[${index}].type`, what: `use Anthropic's server tool "${tool.type}"` });
       continue;
     }
-    request.tools.push({ name: tool.name, ...(tool.description ? { description: tool.description } : {}), inputSchema: tool.input_schema ?? { type: 'object', properties: {} } });
+    request.tools.push({
+      name: tool.name,
+      ...(tool.description ? { description: tool.description } : {}),
+      inputSchema: tool.input_schema ?? { type: 'object', properties: {} },
+      source: { name: `tools[${index}].name`, schema: `tools[${index}].input_schema` },
+    });
   }
   if (body.tool_choice) request.toolChoice = decodeToolChoice(body.tool_choice);
   if (full.max_tokens !== undefined) request.maxTokens = full.max_tokens;
@@ -90,7 +91,7 @@ function decodeBlock(block: ContentBlockParam, param: string, nativeOnly: Native
     case 'tool_use':
       return { type: 'tool-call', id: b.id as string, name: b.name as string, input: b.input ?? {} };
     case 'tool_result':
-      return { type: 'tool-result', toolCallId: b.tool_use_id as string, content: decodeToolResultContent(b.content, param, nativeOnly), isError: b.is_error === true };
+      return { type: 'tool-result', toolCallId: b.tool_use_id as string, content: decodeToolResultContent(b.content, param, nativeOnly), isError: b.is_error === true, source: `${param}.tool_use_id` };
     case 'thinking':
       return { type: 'reasoning', text: b.thinking as string, ...(typeof b.signature === 'string' && b.signature !== '' ? { signature: b.signature } : {}) };
     case 'redacted_thinking':
@@ -102,8 +103,8 @@ function decodeBlock(block: ContentBlockParam, param: string, nativeOnly: Native
 }
 
 function decodeImage(source: Record<string, string>, param: string, nativeOnly: NativeOnly[]): ImagePart | null {
-  if (source.type === 'base64') return { type: 'image', mediaType: source.media_type, data: source.data };
-  if (source.type === 'url') return { type: 'image', url: source.url };
+  if (source.type === 'base64') return { type: 'image', mediaType: source.media_type, data: source.data, source: `${param}.source` };
+  if (source.type === 'url') return { type: 'image', url: source.url, source: `${param}.source.url` };
   nativeOnly.push({ param: `${param}.source`, what: 'read an image uploaded with the Files API' });
   return null;
 }

@@ -1,9 +1,22 @@
 /** Patchbay's own request model: what every ingress decodes to and every adapter can send. */
 
+/** A prompt-cache breakpoint the caller set (Anthropic's cache_control); other upstreams ignore it. */
+export interface CacheControl {
+  ttl?: string;
+}
+
 export interface TextPart {
   type: 'text';
   text: string;
+  cacheControl?: CacheControl;
 }
+
+/**
+ * Where a part or tool stands in the caller's request, in the ingress protocol's own terms
+ * (`messages[2].content[0].image_url.url`, `tools[0].input_schema`): an upstream that cannot take
+ * it refuses it naming that field, whichever protocol the caller speaks.
+ */
+export type Source = string;
 
 /** `data` is base64 (with `mediaType`), or `url` is a link the upstream fetches. */
 export interface ImagePart {
@@ -11,14 +24,25 @@ export interface ImagePart {
   mediaType?: string;
   data?: string;
   url?: string;
+  source?: Source;
+  cacheControl?: CacheControl;
 }
 
-/** A PDF (base64) or plain-text document. */
+/** A file sent inline: a PDF or another type (`data` base64), or plain text. */
 export interface DocumentPart {
   type: 'document';
   mediaType: string;
   data: string;
   title?: string;
+  source?: Source;
+}
+
+/** Audio input (OpenAI's input_audio): `format` as the caller named it (wav, mp3), `data` base64. */
+export interface AudioPart {
+  type: 'audio';
+  format: string;
+  data: string;
+  source?: Source;
 }
 
 export interface ToolCallPart {
@@ -33,8 +57,14 @@ export interface ToolResultPart {
   toolCallId: string;
   content: (TextPart | ImagePart)[];
   isError: boolean;
+  source?: Source;
 }
 
+/**
+ * Reasoning with its signature, or a signature alone (empty `text`): Gemini signs answer parts and
+ * function calls too, and such a signature stands as a signed empty reasoning part just before
+ * the part it signed, the form an Anthropic client keeps and replays (a thinking block).
+ */
 export interface ReasoningPart {
   type: 'reasoning';
   text: string;
@@ -47,19 +77,37 @@ export interface RedactedReasoningPart {
   data: string;
 }
 
-export type MessagePart = TextPart | ImagePart | DocumentPart | ToolCallPart | ToolResultPart | ReasoningPart | RedactedReasoningPart;
+export type MessagePart = TextPart | ImagePart | DocumentPart | AudioPart | ToolCallPart | ToolResultPart | ReasoningPart | RedactedReasoningPart;
 
 export interface NeutralMessage {
   /** `system` mid-conversation (an instruction at that point of the conversation); the top-level system prompt is NeutralRequest.system. */
   role: 'user' | 'assistant' | 'system';
   parts: MessagePart[];
+  /** The message in the caller's request (`messages[3]`), for errors about it as a whole. */
+  source?: Source;
 }
 
 export interface NeutralTool {
   name: string;
   description?: string;
-  /** JSON schema of the tool's input object. */
-  inputSchema: Record<string, unknown>;
+  /** JSON schema of the tool's input object; undefined when the caller gave none (a tool without arguments). */
+  inputSchema?: Record<string, unknown>;
+  /** The fields of the caller's request holding the name and the schema, for errors. */
+  source?: { name: Source; schema: Source };
+}
+
+/** The answer must be one JSON object, validating against `schema` when one is given. */
+export interface NeutralResponseFormat {
+  type: 'json';
+  schema?: Record<string, unknown>;
+  description?: string;
+  source: Source;
+}
+
+/** Something in the request only the caller's own protocol's upstreams can honour, with the field that asks for it. */
+export interface NativeOnly {
+  param: string;
+  what: string;
 }
 
 export type NeutralToolChoice = { type: 'auto' | 'any' | 'none'; parallel: boolean } | { type: 'tool'; name: string; parallel: boolean };
@@ -78,4 +126,10 @@ export interface NeutralRequest {
   /** Extended thinking with a token budget; undefined = off. */
   thinking?: { budgetTokens: number };
   user?: string;
+  /** Answers wanted (OpenAI's n); undefined = 1. Parts of answer i carry `choice: i`. */
+  choices?: number;
+  seed?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+  responseFormat?: NeutralResponseFormat;
 }

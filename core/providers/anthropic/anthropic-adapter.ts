@@ -1,27 +1,30 @@
 import { InvalidRequestError } from '../../errors/patchbay-error.ts';
 import { ProviderError } from '../../errors/provider-error.ts';
+import type { NeutralRequest } from '../../protocols/neutral/neutral-request.ts';
+import type { PartStream, StreamPart } from '../../protocols/neutral/stream-part.ts';
 import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../../protocols/openai/request-schemas.ts';
 import type { CancelSignal } from '../cancel-signal.ts';
+import { answerChat, chatViaNeutral, openChatChunks, serializeChunks, streamChatViaNeutral, type NeutralEntry } from '../chat-via-neutral.ts';
 import { completeViaChat, streamCompleteViaChat } from '../complete-via-chat.ts';
 import type { JsonReply, MessagesPassThrough, ProviderAdapter, StreamReply, UpstreamCall } from '../provider-adapter.ts';
 import { countMessageTokens, forwardMessages, forwardMessagesStream } from './forward-messages.ts';
 import { readSseEvents } from '../read-sse-events.ts';
-import { postToProvider, postToProviderForText, type UpstreamResponse } from '../transport.ts';
-import type { MessageResponse, MessagesRequest } from './anthropic-wire-types.ts';
+import { postToProvider, postToProviderForText } from '../transport.ts';
+import type { MessageResponse } from './anthropic-wire-types.ts';
 import { mapAnthropicError, statusOfAnthropicError } from './map-error.ts';
-import { mapChatRequest, type MappedRequest } from './map-request.ts';
-import { mapMessageResponse } from './map-response.ts';
-import { createStreamState, endStream, mapStreamEvent, streamUsage } from './map-stream-event.ts';
-import { mergeChunkStreams, mergeCompletions, type ChunkStream } from './merge-choices.ts';
-import type { ChatCompletion } from '../../protocols/openai/chat-types.ts';
+import { mapNeutralRequest } from './map-neutral-request.ts';
+import { createStreamState, endStream, mapMessage, mapStreamEvent } from './map-stream-event.ts';
+import { mergeChunkStreams, mergeCompletions } from './merge-choices.ts';
 
 /**
- * The Anthropic Messages API. Requests are translated to Anthropic's wire format and answers back
- * to OpenAI's; the mapping lives in the pure map-* files, this class only sends and reads.
+ * The Anthropic Messages API. Messages in is passed through (forward-messages.ts); every other
+ * ingress reaches it through the neutral model: the pure mappers in this folder map a neutral
+ * request to Anthropic's wire and its answer back to neutral parts; this class only sends and reads.
  */
 export class AnthropicAdapter implements ProviderAdapter {
   private readonly connectTimeoutMs: number;
   readonly messages: MessagesPassThrough;
+  readonly neutral: NeutralEntry;
 
   constructor(connectTimeoutMs: number) {
     this.connectTimeoutMs = connectTimeoutMs;
@@ -30,41 +33,41 @@ export class AnthropicAdapter implements ProviderAdapter {
       stream: (forwarded, call) => forwardMessagesStream(forwarded, call, connectTimeoutMs),
       countTokens: (forwarded, call) => countMessageTokens(forwarded, call, connectTimeoutMs),
     };
+    this.neutral = {
+      stream: (request, call) => this.streamNeutral(request, call),
+      answer: (request, call) => this.answerNeutral(request, call),
+    };
   }
 
+  /** Anthropic has no `n`: n > 1 is n requests of one answer each, merged (merge-choices.ts). */
   async chat(request: ChatRequest, call: UpstreamCall): Promise<JsonReply> {
-    const mapped = mapChatRequest(request, call.endpoint);
     const n = request.n ?? 1;
-    let completions: ChatCompletion[];
-    if (n === 1) {
-      completions = [await this.sendForCompletion(mapped, call)];
-    } else {
-      // One request per choice; the first failure cancels the others, their answers being of no use.
-      const shared = linkAbortSignal(call.signal);
-      try {
-        completions = await Promise.all(Array.from({ length: n }, () => this.sendForCompletion(mapped, { ...call, signal: shared.signal })));
-      } finally {
-        shared.close();
-      }
+    if (n === 1) return chatViaNeutral(this.neutral, request, call);
+    // The first failure cancels the others, their answers being of no use.
+    const shared = linkAbortSignal(call.signal);
+    try {
+      const answers = await Promise.all(Array.from({ length: n }, () => answerChat(this.neutral, request, { ...call, signal: shared.signal })));
+      const completion = mergeCompletions(answers.map((a) => a.completion));
+      return { body: JSON.stringify(completion), usage: completion.usage };
+    } finally {
+      shared.close();
     }
-    const completion = mergeCompletions(completions);
-    return { body: JSON.stringify(completion), usage: completion.usage };
   }
 
   async streamChat(request: ChatRequest, call: UpstreamCall, includeUsage: boolean): Promise<StreamReply> {
-    const mapped = mapChatRequest(request, call.endpoint);
     const n = request.n ?? 1;
-    if (n === 1) return serialize(await this.openStream(mapped, call, includeUsage));
+    if (n === 1) return streamChatViaNeutral(this.neutral, request, call, includeUsage);
     // All n streams are open before this returns, so a refusal of any can still fall back.
     const shared = linkAbortSignal(call.signal);
-    let streams: ChunkStream[];
+    let streams;
     try {
-      streams = await Promise.all(Array.from({ length: n }, () => this.openStream(mapped, { ...call, signal: shared.signal }, false)));
+      streams = await Promise.all(Array.from({ length: n }, () => openChatChunks(this.neutral, request, { ...call, signal: shared.signal }, false)));
     } catch (error) {
       shared.close();
       throw error;
     }
-    return serialize(mergeChunkStreams(streams, includeUsage, shared.close));
+    const merged = mergeChunkStreams(streams, includeUsage, shared.close);
+    return { chunks: serializeChunks(merged.chunks), usage: merged.usage };
   }
 
   complete(request: CompletionRequest, call: UpstreamCall): Promise<JsonReply> {
@@ -79,7 +82,8 @@ export class AnthropicAdapter implements ProviderAdapter {
     throw new InvalidRequestError('Anthropic has no embeddings API; use an embedding model such as text-embedding-3-small', 'model', 'model_not_supported');
   }
 
-  private async sendForCompletion(mapped: MappedRequest, call: UpstreamCall): Promise<ChatCompletion> {
+  private async answerNeutral(request: NeutralRequest, call: UpstreamCall): Promise<StreamPart[]> {
+    const mapped = mapNeutralRequest(request, call.endpoint);
     const { text, headers } = await postToProviderForText({ call, url: `${call.provider.baseUrl}/messages`, body: mapped.body, connectTimeoutMs: this.connectTimeoutMs, mapError: mapAnthropicError });
     let message: MessageResponse;
     try {
@@ -93,47 +97,31 @@ export class AnthropicAdapter implements ProviderAdapter {
     if (typeof message !== 'object' || message === null || !Array.isArray(message.content)) {
       throw new ProviderError({ provider: call.provider.name, upstreamStatus: 502, message: 'answered with JSON that is not a Messages response', retryable: true });
     }
-    return mapMessageResponse(message, { created: nowSeconds(), jsonToolName: mapped.jsonToolName });
+    return mapMessage(message, mapped.jsonToolName);
   }
 
-  private async openStream(mapped: MappedRequest, call: UpstreamCall, includeUsage: boolean): Promise<ChunkStream> {
-    const response = await this.send({ ...mapped.body, stream: true }, call);
-    const provider = call.provider.name;
-    let state = createStreamState({ provider, includeUsage, created: nowSeconds(), jsonToolName: mapped.jsonToolName });
-    async function* chunks() {
-      for await (const event of readSseEvents(provider, response, call.signal)) {
-        const step = mapStreamEvent(event, state);
-        state = step.state;
-        yield* step.chunks;
-      }
-      endStream(state);
-    }
-    return { chunks: chunks(), usage: () => streamUsage(state) };
-  }
-
-  /** Opens a streamed Messages call (non-streaming calls read their answer whole with postToProviderForText). */
-  private send(body: MessagesRequest, call: UpstreamCall): Promise<UpstreamResponse> {
-    return postToProvider({
+  private async streamNeutral(request: NeutralRequest, call: UpstreamCall): Promise<PartStream> {
+    const mapped = mapNeutralRequest(request, call.endpoint);
+    const response = await postToProvider({
       call,
       url: `${call.provider.baseUrl}/messages`,
-      body,
+      body: { ...mapped.body, stream: true },
       accept: 'text/event-stream',
       connectTimeoutMs: this.connectTimeoutMs,
       mapError: mapAnthropicError,
     });
-  }
-}
-
-function serialize(stream: ChunkStream): StreamReply {
-  async function* chunks() {
-    try {
-      for (let next = await stream.chunks.next(); !next.done; next = await stream.chunks.next()) yield JSON.stringify(next.value);
-    } finally {
-      // A consumer that stops early must stop the upstream reads too (and, for n > 1, release the shared signal).
-      await stream.chunks.return?.();
+    const provider = call.provider.name;
+    let state = createStreamState({ provider, jsonToolName: mapped.jsonToolName });
+    async function* parts(): AsyncGenerator<StreamPart> {
+      for await (const event of readSseEvents(provider, response, call.signal)) {
+        const step = mapStreamEvent(event, state);
+        state = step.state;
+        yield* step.parts;
+      }
+      endStream(state);
     }
+    return { parts: parts() };
   }
-  return { chunks: chunks(), usage: stream.usage };
 }
 
 /**
@@ -152,8 +140,4 @@ function linkAbortSignal(parent: CancelSignal): { signal: AbortSignal; close: ()
       controller.abort();
     },
   };
-}
-
-function nowSeconds(): number {
-  return Math.floor(Date.now() / 1000);
 }

@@ -39,6 +39,7 @@ export interface ToolResultBlockParam {
   type: 'tool_result';
   tool_use_id: string;
   content?: string | TextBlockParam[];
+  is_error?: boolean;
 }
 
 export type ContentBlockParam = TextBlockParam | ImageBlockParam | DocumentBlockParam | ToolUseBlockParam | ToolResultBlockParam;
@@ -71,17 +72,13 @@ export interface MessagesRequest {
   tools?: ToolParam[];
   tool_choice?: ToolChoiceParam;
   metadata?: { user_id: string };
+  thinking?: { type: 'enabled'; budget_tokens: number };
   stream?: boolean;
 }
 
-/** Counts as Anthropic reports them; `input_tokens` excludes cache reads and writes. */
-export interface AnthropicUsage {
-  input_tokens?: number | null;
-  output_tokens?: number | null;
-  cache_creation_input_tokens?: number | null;
-  cache_read_input_tokens?: number | null;
-  output_tokens_details?: { thinking_tokens?: number | null } | null;
-}
+/** Counts as Anthropic reports them (the protocol module's type: pass-through reads them too). */
+export type { AnthropicUsage } from '../../protocols/anthropic-messages/map-usage.ts';
+import type { AnthropicUsage } from '../../protocols/anthropic-messages/map-usage.ts';
 
 export interface ContentBlock {
   type: string;
@@ -89,6 +86,10 @@ export interface ContentBlock {
   id?: string;
   name?: string;
   input?: unknown;
+  thinking?: string;
+  signature?: string;
+  /** redacted_thinking's encrypted reasoning. */
+  data?: string;
 }
 
 export interface MessageResponse {
@@ -107,7 +108,7 @@ export interface StreamEventData {
   message?: MessageResponse;
   index?: number;
   content_block?: ContentBlock;
-  delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string | null; stop_sequence?: string | null };
+  delta?: { type?: string; text?: string; partial_json?: string; thinking?: string; signature?: string; stop_reason?: string | null; stop_sequence?: string | null };
   usage?: AnthropicUsage;
   error?: ErrorDetail;
 }

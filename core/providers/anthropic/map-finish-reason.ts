@@ -1,23 +1,21 @@
-import type { FinishReason } from '../../protocols/openai/chat-types.ts';
+import type { FinishReason } from '../../protocols/neutral/stream-part.ts';
 
 const FINISH_REASONS: Record<string, FinishReason> = {
   end_turn: 'stop',
-  // The matched sequence is left out of the text, as OpenAI does.
-  stop_sequence: 'stop',
+  stop_sequence: 'stop-sequence',
   max_tokens: 'length',
   model_context_window_exceeded: 'length',
-  tool_use: 'tool_calls',
+  tool_use: 'tool-calls',
   // A server-tool turn paused for length; the caller may send it back to continue.
   pause_turn: 'stop',
-  refusal: 'content_filter',
+  refusal: 'content-filter',
 };
 
 /**
- * Anthropic `stop_reason` -> OpenAI `finish_reason` (reference §7.4). `tool_use` becomes `stop`
- * when no tool call reaches the client: the only call was the JSON-response tool, whose input
- * is the answer. Unknown or missing reasons are `stop`, the answer having ended normally.
+ * Anthropic `stop_reason` -> neutral (reference §7.4). Unknown or missing reasons are `stop`, the
+ * answer having ended normally. (A `tool_use` stop whose only call was JSON mode's answer tool
+ * reaches an OpenAI client as `stop`: no tool call reached it.)
  */
-export function mapFinishReason(stopReason: string | null | undefined, hasToolCalls: boolean): FinishReason {
-  const reason = (stopReason && FINISH_REASONS[stopReason]) || 'stop';
-  return reason === 'tool_calls' && !hasToolCalls ? 'stop' : reason;
+export function mapFinishReason(stopReason: string | null | undefined): FinishReason {
+  return (stopReason && FINISH_REASONS[stopReason]) || 'stop';
 }

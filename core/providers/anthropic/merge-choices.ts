@@ -1,4 +1,3 @@
-import { sumUsage } from './map-usage.ts';
 import type { ChatCompletion, ChatCompletionChunk, ChatUsage } from '../../protocols/openai/chat-types.ts';
 
 /**
@@ -12,7 +11,7 @@ export function mergeCompletions(completions: ChatCompletion[]): ChatCompletion 
   return {
     ...completions[0],
     choices: completions.map((completion, i) => ({ ...completion.choices[0], index: i })),
-    usage: sumUsage(completions.map((c) => c.usage)),
+    usage: sumUsage(completions.map((c) => c.usage).filter((u): u is ChatUsage => u !== undefined)),
   };
 }
 
@@ -60,4 +59,19 @@ export function mergeChunkStreams(streams: ChunkStream[], includeUsage: boolean,
     }
   }
   return { chunks: merged(), usage };
+}
+
+/** Adds usages, for the n requests behind one n > 1 answer. */
+export function sumUsage(usages: ChatUsage[]): ChatUsage {
+  const sum: ChatUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, prompt_tokens_details: { cached_tokens: 0 } };
+  for (const usage of usages) {
+    sum.prompt_tokens += usage.prompt_tokens;
+    sum.completion_tokens += usage.completion_tokens;
+    sum.total_tokens += usage.total_tokens;
+    sum.prompt_tokens_details.cached_tokens += usage.prompt_tokens_details.cached_tokens;
+    if (usage.completion_tokens_details) {
+      sum.completion_tokens_details = { reasoning_tokens: (sum.completion_tokens_details?.reasoning_tokens ?? 0) + usage.completion_tokens_details.reasoning_tokens };
+    }
+  }
+  return sum;
 }

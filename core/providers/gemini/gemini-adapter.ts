@@ -1,6 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { ProviderError } from '../../errors/provider-error.ts';
+import type { NeutralRequest } from '../../protocols/neutral/neutral-request.ts';
+import type { PartStream, StreamPart } from '../../protocols/neutral/stream-part.ts';
 import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../../protocols/openai/request-schemas.ts';
+import { chatViaNeutral, streamChatViaNeutral, type NeutralEntry } from '../chat-via-neutral.ts';
 import { estimateEmbeddingTokens } from '../estimate-embedding-tokens.ts';
 import { completeViaChat, streamCompleteViaChat } from '../complete-via-chat.ts';
 import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall } from '../provider-adapter.ts';
@@ -9,50 +11,62 @@ import { postToProvider, postToProviderForText, type UpstreamResponse } from '..
 import type { GeminiBatchEmbedResponse, GeminiErrorStatus, GeminiResponse } from './gemini-wire.ts';
 import { embeddingInputs, mapEmbeddingBatches, mapEmbeddingResponse, readBatchVectors } from './map-embeddings.ts';
 import { mapGeminiError, mapGeminiErrorBody, mapGeminiStreamError } from './map-error.ts';
-import { mapChatRequest } from './map-request.ts';
-import { mapResponse, type AnswerContext } from './map-response.ts';
-import { createStreamState, finishStream, mapStreamEvent } from './map-stream-event.ts';
+import { mapNeutralRequest } from './map-neutral-request.ts';
+import { createStreamState, finishAnswer, isStreamComplete, mapStreamEvent, type StreamState } from './map-stream-event.ts';
 import { randomToolCallId } from './tool-call-id.ts';
 
 /**
- * Google's Generative Language API (v1beta). Requests are translated by the pure mappers in this
- * folder; this class only sends them and reads the answers. Legacy completions go through chat.
+ * Google's Generative Language API (v1beta). Chat goes through the neutral model: a neutral
+ * request is mapped to Gemini's wire and the answer back to neutral parts by the pure mappers in
+ * this folder (every ingress protocol decodes to and encodes from those); this class only sends
+ * and reads. Legacy completions go through chat.
  */
 export class GeminiAdapter implements ProviderAdapter {
   private readonly connectTimeoutMs: number;
+  readonly neutral: NeutralEntry;
 
   constructor(connectTimeoutMs: number) {
     this.connectTimeoutMs = connectTimeoutMs;
+    this.neutral = {
+      stream: (request, call) => this.streamNeutral(request, call),
+      answer: (request, call) => this.answerNeutral(request, call),
+    };
   }
 
-  async chat(request: ChatRequest, call: UpstreamCall): Promise<JsonReply> {
-    const body = mapChatRequest(request, call.endpoint.model);
+  chat(request: ChatRequest, call: UpstreamCall): Promise<JsonReply> {
+    return chatViaNeutral(this.neutral, request, call);
+  }
+
+  streamChat(request: ChatRequest, call: UpstreamCall, includeUsage: boolean): Promise<StreamReply> {
+    return streamChatViaNeutral(this.neutral, request, call, includeUsage);
+  }
+
+  private async answerNeutral(request: NeutralRequest, call: UpstreamCall): Promise<StreamPart[]> {
+    const body = mapNeutralRequest(request, call.endpoint.model);
     const answer = parseJson<GeminiResponse>(call, await this.sendForText('generateContent', body, call));
-    const completion = mapResponse(answer, answerContext(request, call));
-    return { body: JSON.stringify(completion), usage: completion.usage ?? null };
+    const mapped = mapStreamEvent(answer, answerState(request));
+    return [...mapped.parts, ...finishAnswer(mapped.state)];
   }
 
-  async streamChat(request: ChatRequest, call: UpstreamCall, includeUsage: boolean): Promise<StreamReply> {
-    const body = mapChatRequest(request, call.endpoint.model);
+  private async streamNeutral(request: NeutralRequest, call: UpstreamCall): Promise<PartStream> {
+    const body = mapNeutralRequest(request, call.endpoint.model);
     const response = await this.send('streamGenerateContent?alt=sse', body, call);
     const provider = call.provider.name;
-    let state = createStreamState(answerContext(request, call), includeUsage);
-    async function* chunks(): AsyncGenerator<string> {
+    let state = answerState(request);
+    async function* parts(): AsyncGenerator<StreamPart> {
       for await (const event of readSseEvents(provider, response, call.signal)) {
         if (event.data.trim() === '') continue;
         const parsed = parseJson<GeminiResponse>(call, event.data, 'stream');
         if (parsed.error) throw mapGeminiStreamError(provider, parsed.error);
         const mapped = mapStreamEvent(parsed, state);
         state = mapped.state;
-        for (const chunk of mapped.chunks) yield JSON.stringify(chunk);
+        yield* mapped.parts;
       }
-      const end = finishStream(state);
-      if (!end.complete) {
+      if (!isStreamComplete(state)) {
         throw new ProviderError({ provider, upstreamStatus: 502, message: 'the stream ended before the answer finished (no finishReason)', retryable: true, kind: 'stream' });
       }
-      for (const chunk of end.chunks) yield JSON.stringify(chunk);
     }
-    return { chunks: chunks(), usage: () => state.usage };
+    return { parts: parts() };
   }
 
   complete(request: CompletionRequest, call: UpstreamCall): Promise<JsonReply> {
@@ -98,14 +112,8 @@ export class GeminiAdapter implements ProviderAdapter {
   }
 }
 
-function answerContext(request: ChatRequest, call: UpstreamCall): AnswerContext {
-  return {
-    id: `chatcmpl-${randomUUID().replaceAll('-', '')}`,
-    created: Math.floor(Date.now() / 1000),
-    model: call.endpoint.model,
-    nextToolCallId: randomToolCallId,
-    maxToolCalls: request.parallel_tool_calls === false ? 1 : Number.POSITIVE_INFINITY,
-  };
+function answerState(request: NeutralRequest): StreamState {
+  return createStreamState({ nextToolCallId: randomToolCallId, maxToolCalls: request.toolChoice?.parallel === false ? 1 : Number.POSITIVE_INFINITY });
 }
 
 function parseJson<T>(call: UpstreamCall, text: string, kind: 'http' | 'stream' = 'http'): T {

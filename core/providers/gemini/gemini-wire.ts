@@ -63,6 +63,7 @@ export interface GeminiGenerationConfig {
   maxOutputTokens?: number;
   temperature?: number;
   topP?: number;
+  topK?: number;
   stopSequences?: string[];
   candidateCount?: number;
   seed?: number;
@@ -70,6 +71,8 @@ export interface GeminiGenerationConfig {
   frequencyPenalty?: number;
   responseMimeType?: string;
   responseJsonSchema?: unknown;
+  /** Gemini 2.5+: a reasoning budget, and whether to return thought summaries (parts with `thought: true`). */
+  thinkingConfig?: { thinkingBudget?: number; includeThoughts?: boolean };
 }
 
 export interface GeminiRequest {

@@ -1,26 +1,25 @@
-/** OpenAI's finish reasons that a Gemini answer can end with. */
-export type OpenAiFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
+import type { FinishReason } from '../../protocols/neutral/stream-part.ts';
 
 /**
- * Gemini finishReason to OpenAI (reference 7.4). Gemini has no "tool calls" reason: a turn that
+ * Gemini finishReason -> neutral (reference 7.4). Gemini has no "tool calls" reason: a turn that
  * calls functions ends with STOP, so the caller says whether the candidate held a functionCall.
  * RECITATION is a filter (the answer was withheld for quoting), as vercel/ai maps it. Malformed
  * or unexpected tool calls end the turn without usable calls: `stop`. Unknown values are `stop`.
  */
-const FINISH_REASONS: Record<string, OpenAiFinishReason> = {
+const FINISH_REASONS: Record<string, FinishReason> = {
   MAX_TOKENS: 'length',
-  SAFETY: 'content_filter',
-  RECITATION: 'content_filter',
-  BLOCKLIST: 'content_filter',
-  PROHIBITED_CONTENT: 'content_filter',
-  SPII: 'content_filter',
-  IMAGE_SAFETY: 'content_filter',
-  IMAGE_PROHIBITED_CONTENT: 'content_filter',
-  IMAGE_RECITATION: 'content_filter',
-  LANGUAGE: 'content_filter',
+  SAFETY: 'content-filter',
+  RECITATION: 'content-filter',
+  BLOCKLIST: 'content-filter',
+  PROHIBITED_CONTENT: 'content-filter',
+  SPII: 'content-filter',
+  IMAGE_SAFETY: 'content-filter',
+  IMAGE_PROHIBITED_CONTENT: 'content-filter',
+  IMAGE_RECITATION: 'content-filter',
+  LANGUAGE: 'content-filter',
 };
 
-export function mapFinishReason(reason: string | undefined, hasFunctionCall: boolean): OpenAiFinishReason {
-  if (reason === 'STOP' && hasFunctionCall) return 'tool_calls';
+export function mapFinishReason(reason: string | undefined, hasFunctionCall: boolean): FinishReason {
+  if (reason === 'STOP' && hasFunctionCall) return 'tool-calls';
   return (reason && FINISH_REASONS[reason]) || 'stop';
 }

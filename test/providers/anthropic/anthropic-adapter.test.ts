@@ -4,7 +4,7 @@ import { AnthropicAdapter } from '../../../core/providers/anthropic/anthropic-ad
 import type { UpstreamCall } from '../../../core/providers/provider-adapter.ts';
 
 // Requests that never leave the adapter; HTTP behaviour is covered by the integration tests against the emulator.
-const call = { endpoint: { model: 'claude-sonnet-4-5-20250929', maxOutput: 64000 }, signal: new AbortController().signal } as unknown as UpstreamCall;
+const call = { provider: { name: 'anthropic' }, endpoint: { id: 'anthropic/claude-sonnet-4-5-20250929', model: 'claude-sonnet-4-5-20250929', maxOutput: 64000 }, signal: new AbortController().signal } as unknown as UpstreamCall;
 
 describe('AnthropicAdapter without the network', () => {
   it('refuses embeddings, pointing to an embedding model', async () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mapMessageResponse } from '../../../core/providers/anthropic/map-response.ts';
-import { createStreamState, endStream, mapStreamEvent } from '../../../core/providers/anthropic/map-stream-event.ts';
+import { createStreamState, endStream, mapMessageResponse, mapStreamEvent } from './through-neutral.ts';
 import type { MessageResponse } from '../../../core/providers/anthropic/anthropic-wire-types.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from '../../../core/errors/patchbay-error.ts';
 import type { ChatMessage } from '../../../core/protocols/openai/request-schemas.ts';
-import { mapMessages } from '../../../core/providers/anthropic/map-messages.ts';
+import { mapMessages } from './through-neutral.ts';
 import { mapToolCallId } from '../../../core/providers/anthropic/map-tool-call-id.ts';
 
 const map = (messages: unknown[]) => mapMessages(messages as ChatMessage[]);
@@ -76,7 +76,8 @@ describe('mapMessages: tools', () => {
         role: 'user',
         content: [
           { type: 'tool_result', tool_use_id: 'call_1', content: '18C' },
-          { type: 'tool_result', tool_use_id: 'call_2', content: [{ type: 'text', text: '24C' }] },
+          // A lone text part is sent as a string, the same content for Anthropic.
+          { type: 'tool_result', tool_use_id: 'call_2', content: '24C' },
           { type: 'text', text: 'Thanks. Which is warmer?' },
         ],
       },

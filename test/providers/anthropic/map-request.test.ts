@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from '../../../core/errors/patchbay-error.ts';
 import type { ChatRequest } from '../../../core/protocols/openai/request-schemas.ts';
 import { claudeVersion, samplingRuleFor } from '../../../core/providers/anthropic/anthropic-settings.ts';
-import { mapChatRequest } from '../../../core/providers/anthropic/map-request.ts';
+import { mapChatRequest } from './through-neutral.ts';
 
 const SONNET = { model: 'claude-sonnet-4-5-20250929', maxOutput: 64000 };
 const hello = [{ role: 'user' as const, content: 'Hi' }];

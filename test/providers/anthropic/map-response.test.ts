@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageResponse } from '../../../core/providers/anthropic/anthropic-wire-types.ts';
-import { mapFinishReason } from '../../../core/providers/anthropic/map-finish-reason.ts';
-import { mapMessageResponse } from '../../../core/providers/anthropic/map-response.ts';
-import { mapUsage } from '../../../core/providers/anthropic/map-usage.ts';
+import { mapFinishReason, mapMessageResponse, mapUsage } from './through-neutral.ts';
 
 const context = { created: 1_760_000_000, jsonToolName: null };
 
@@ -41,7 +39,7 @@ describe('mapMessageResponse', () => {
           finish_reason: 'stop',
         },
       ],
-      usage: { prompt_tokens: 12, completion_tokens: 29, total_tokens: 41, prompt_tokens_details: { cached_tokens: 0 } },
+      usage: { prompt_tokens: 12, completion_tokens: 29, total_tokens: 41, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } },
     });
   });
 
@@ -97,7 +95,8 @@ describe('mapMessageResponse', () => {
       stop_reason: 'refusal',
       stop_details: { type: 'refusal', category: 'cyber', explanation: '…', recommended_model: '…' },
     } as MessageResponse;
-    expect(mapMessageResponse(message, context).choices[0]).toMatchObject({ message: { content: null }, finish_reason: 'content_filter' });
+    // No text at all: empty content, as for every upstream's empty answer (null is kept for content beside tool calls).
+    expect(mapMessageResponse(message, context).choices[0]).toMatchObject({ message: { content: '' }, finish_reason: 'content_filter' });
   });
 
   it('returns the JSON-response tool input as content with finish_reason stop', () => {
@@ -135,6 +134,7 @@ describe('mapUsage (reference 7.5)', () => {
       completion_tokens: 200,
       total_tokens: 4250,
       prompt_tokens_details: { cached_tokens: 3000 },
+      completion_tokens_details: { reasoning_tokens: 0 },
     });
   });
 
@@ -149,6 +149,6 @@ describe('mapUsage (reference 7.5)', () => {
   });
 
   it('is all zeros without usage', () => {
-    expect(mapUsage(undefined)).toEqual({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, prompt_tokens_details: { cached_tokens: 0 } });
+    expect(mapUsage(undefined)).toEqual({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } });
   });
 });

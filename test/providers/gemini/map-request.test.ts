@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from '../../../core/errors/patchbay-error.ts';
 import type { ChatRequest } from '../../../core/protocols/openai/request-schemas.ts';
-import { mapChatRequest } from '../../../core/providers/gemini/map-request.ts';
-import { mapResponse } from '../../../core/providers/gemini/map-response.ts';
+import { mapChatRequest, mapResponse } from './through-neutral.ts';
 
 const PNG = 'iVBORw0KGgo=';
 
@@ -295,7 +294,7 @@ describe('mapChatRequest: parameters', () => {
     expect(paramOf(() => mapChatRequest(chat({ logit_bias: { '50256': -100 } }), 'gemini-2.5-flash'))).toBe('logit_bias');
     expect(paramOf(() => mapChatRequest(chat({ modalities: ['text', 'audio'] }), 'gemini-2.5-flash'))).toBe('modalities');
     expect(paramOf(() => mapChatRequest(chat({ functions: [{ name: 'f' }] }), 'gemini-2.5-flash'))).toBe('functions');
-    expect(paramOf(() => mapChatRequest(chat({ response_format: { type: 'yaml' } }), 'gemini-2.5-flash'))).toBe('response_format');
+    expect(paramOf(() => mapChatRequest(chat({ response_format: { type: 'yaml' } }), 'gemini-2.5-flash'))).toBe('response_format.type');
     expect(paramOf(() => mapChatRequest(chat({ tools: [{ type: 'function', function: { name: '1st' } }] }), 'gemini-2.5-flash'))).toBe('tools[0].function.name');
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GeminiResponse } from '../../../core/providers/gemini/gemini-wire.ts';
 import { mapFinishReason } from '../../../core/providers/gemini/map-finish-reason.ts';
-import { mapResponse, type AnswerContext } from '../../../core/providers/gemini/map-response.ts';
+import { mapResponse, type AnswerContext } from './through-neutral.ts';
 import { mapUsage } from '../../../core/providers/gemini/map-usage.ts';
 
 function context(overrides: Partial<AnswerContext> = {}): AnswerContext {
@@ -146,17 +146,17 @@ describe('mapResponse', () => {
 describe('mapFinishReason (reference 7.4)', () => {
   const cases: [string | undefined, boolean, string][] = [
     ['STOP', false, 'stop'],
-    ['STOP', true, 'tool_calls'],
+    ['STOP', true, 'tool-calls'],
     ['MAX_TOKENS', false, 'length'],
     ['MAX_TOKENS', true, 'length'],
-    ['SAFETY', false, 'content_filter'],
-    ['BLOCKLIST', false, 'content_filter'],
-    ['PROHIBITED_CONTENT', false, 'content_filter'],
-    ['SPII', false, 'content_filter'],
-    ['IMAGE_SAFETY', false, 'content_filter'],
-    ['IMAGE_PROHIBITED_CONTENT', false, 'content_filter'],
-    ['LANGUAGE', false, 'content_filter'],
-    ['RECITATION', false, 'content_filter'],
+    ['SAFETY', false, 'content-filter'],
+    ['BLOCKLIST', false, 'content-filter'],
+    ['PROHIBITED_CONTENT', false, 'content-filter'],
+    ['SPII', false, 'content-filter'],
+    ['IMAGE_SAFETY', false, 'content-filter'],
+    ['IMAGE_PROHIBITED_CONTENT', false, 'content-filter'],
+    ['LANGUAGE', false, 'content-filter'],
+    ['RECITATION', false, 'content-filter'],
     ['MALFORMED_FUNCTION_CALL', false, 'stop'],
     ['UNEXPECTED_TOOL_CALL', false, 'stop'],
     ['TOO_MANY_TOOL_CALLS', false, 'stop'],
@@ -171,7 +171,7 @@ describe('mapFinishReason (reference 7.4)', () => {
 });
 
 describe('mapUsage (reference 7.5)', () => {
-  it('adds thoughts to completion and tool-use prompt tokens to prompt; total is Gemini’s', () => {
+  it('adds thoughts to the output and tool-use prompt tokens to the input; cached and thought tokens are parts of them', () => {
     expect(
       mapUsage({
         promptTokenCount: 100,
@@ -181,16 +181,14 @@ describe('mapUsage (reference 7.5)', () => {
         thoughtsTokenCount: 50,
         totalTokenCount: 200,
       }),
-    ).toEqual({
-      prompt_tokens: 120,
-      completion_tokens: 80,
-      total_tokens: 200,
-      prompt_tokens_details: { cached_tokens: 64 },
-      completion_tokens_details: { reasoning_tokens: 50 },
-    });
+    ).toEqual({ inputTokens: 120, outputTokens: 80, cacheReadTokens: 64, cacheWriteTokens: 0, reasoningTokens: 50 });
   });
 
-  it('sums when Gemini leaves out the total', () => {
-    expect(mapUsage({ promptTokenCount: 5, candidatesTokenCount: 3 })).toMatchObject({ prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 });
+  it('reaches an OpenAI answer as prompt/completion tokens with both details', () => {
+    const completion = mapResponse(
+      { candidates: [{ content: { parts: [{ text: 'hi' }] }, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 3, cachedContentTokenCount: 2 } },
+      { id: 'chatcmpl-u', created: 1, model: 'gemini-2.5-flash', nextToolCallId: () => 'call_1', maxToolCalls: Infinity },
+    );
+    expect(completion.usage).toEqual({ prompt_tokens: 5, completion_tokens: 3, total_tokens: 8, prompt_tokens_details: { cached_tokens: 2 }, completion_tokens_details: { reasoning_tokens: 0 } });
   });
 });

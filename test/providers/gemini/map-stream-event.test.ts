@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { GeminiResponse } from '../../../core/providers/gemini/gemini-wire.ts';
-import type { AnswerContext } from '../../../core/providers/gemini/map-response.ts';
-import { createStreamState, finishStream, mapStreamEvent, type ChatCompletionChunk, type StreamState } from '../../../core/providers/gemini/map-stream-event.ts';
+import { createStreamState, finishStream, mapStreamEvent, type AnswerContext, type ChatCompletionChunk, type StreamState } from './through-neutral.ts';
 
 function context(overrides: Partial<AnswerContext> = {}): AnswerContext {
   let n = 0;
@@ -68,21 +67,19 @@ describe('mapStreamEvent: text stream (reference 3.4)', () => {
 });
 
 describe('mapStreamEvent: function-call stream', () => {
-  it('sends each call as one complete tool-call delta and finishes with tool_calls', () => {
+  it('sends each call as its start (id, name) and its whole arguments, and finishes with tool_calls', () => {
     const { chunks, complete, state } = run(TOOL_EVENTS, createStreamState(context(), false));
     expect(complete).toBe(true);
     expect(chunks).toEqual([
       { ...base, choices: [choice({ role: 'assistant', content: '' })] },
-      {
-        ...base,
-        choices: [choice({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{"location":"San Francisco"}' } }] })],
-      },
+      { ...base, choices: [choice({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'weather', arguments: '' } }] })] },
+      { ...base, choices: [choice({ tool_calls: [{ index: 0, function: { arguments: '{"location":"San Francisco"}' } }] })] },
       { ...base, choices: [choice({}, 'tool_calls')] },
     ]);
-    expect(state.usage).toMatchObject({ prompt_tokens: 29, completion_tokens: 60, total_tokens: 89 });
+    expect(state.answer.usage).toMatchObject({ inputTokens: 29, outputTokens: 60, reasoningTokens: 45 });
   });
 
-  it('numbers parallel calls 0, 1 per choice, keeps Gemini ids, flushes text before a call', () => {
+  it('numbers parallel calls 0, 1 per choice, keeps Gemini ids, text before a call comes first', () => {
     const { chunks } = run(
       [
         {
@@ -98,9 +95,12 @@ describe('mapStreamEvent: function-call stream', () => {
     );
     expect(chunks.map((c) => c.choices[0].delta)).toEqual([
       { role: 'assistant', content: '' },
-      { content: 'Checking both.' },
-      { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'a', arguments: '{}' } }] },
-      { tool_calls: [{ index: 1, id: 'g-2', type: 'function', function: { name: 'b', arguments: '{"x":1}' } }] },
+      { content: 'Checking ' },
+      { content: 'both.' },
+      { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'a', arguments: '' } }] },
+      { tool_calls: [{ index: 0, function: { arguments: '{}' } }] },
+      { tool_calls: [{ index: 1, id: 'g-2', type: 'function', function: { name: 'b', arguments: '' } }] },
+      { tool_calls: [{ index: 1, function: { arguments: '{"x":1}' } }] },
       {},
     ]);
     expect(chunks.at(-1)?.choices[0].finish_reason).toBe('tool_calls');
@@ -111,7 +111,7 @@ describe('mapStreamEvent: function-call stream', () => {
       [{ candidates: [{ content: { parts: [{ functionCall: { name: 'a' } }, { functionCall: { name: 'b' } }] }, finishReason: 'STOP' }] }],
       createStreamState(context({ maxToolCalls: 1 }), false),
     );
-    expect(chunks.filter((c) => c.choices[0].delta.tool_calls).map((c) => c.choices[0].delta.tool_calls![0].function.name)).toEqual(['a']);
+    expect(chunks.filter((c) => c.choices[0].delta.tool_calls?.[0].id).map((c) => c.choices[0].delta.tool_calls![0].function.name)).toEqual(['a']);
   });
 });
 
