@@ -1,6 +1,7 @@
 import { InvalidRequestError } from '../../errors/patchbay-error.ts';
 import { ProviderError } from '../../errors/provider-error.ts';
-import type { StreamPart } from '../../protocols/neutral/stream-part.ts';
+import type { NeutralResponseFormat } from '../../protocols/neutral/neutral-request.ts';
+import type { PartStream, StreamPart } from '../../protocols/neutral/stream-part.ts';
 import type { ChatExtras, DecodedResponses } from '../../protocols/openai-responses/decode-request.ts';
 import { createResponsesEncodeState, encodeResponse, encodeResponsesFailure, encodeResponsesPart, type ResponsesEncodeState } from '../../protocols/openai-responses/encode-stream.ts';
 import { toOpenAiUsage } from '../../protocols/openai/map-usage.ts';
@@ -33,10 +34,30 @@ function withChatExtras(adapter: ProviderAdapter, extras: ChatExtras): ProviderA
   }) as ProviderAdapter;
 }
 
+/**
+ * The upstream's neutral parts: through the adapter's own neutral entry when it has one (Anthropic,
+ * Gemini: one translation, thinking and its signatures kept), else through its OpenAI chat stream,
+ * which is then the upstream's wire (OpenAI-compatible providers).
+ */
+function openParts(adapter: ProviderAdapter, decoded: DecodedResponses, call: UpstreamCall): Promise<PartStream> {
+  const request = { ...decoded.request, model: call.endpoint.model };
+  if (!adapter.neutral) return streamNeutralViaChat(withChatExtras(adapter, decoded.extras), request, call);
+  const format = neutralFormat(decoded.extras.response_format);
+  return adapter.neutral.stream(format ? { ...request, responseFormat: format } : request, call);
+}
+
+/** text.format as the neutral model's JSON answer, named as the caller wrote it (text.format...) in any refusal. */
+function neutralFormat(format: ChatExtras['response_format']): NeutralResponseFormat | undefined {
+  if (!format) return undefined;
+  if (format.type === 'json_object') return { type: 'json', source: 'text.format' };
+  const spec = format.json_schema as { schema?: Record<string, unknown>; description?: string } | undefined;
+  return { type: 'json', ...(spec?.schema ? { schema: spec.schema } : {}), ...(spec?.description ? { description: spec.description } : {}), source: 'text.format.schema' };
+}
+
 /** A whole response from an upstream that does not speak Responses: its answer streamed as neutral parts and collected. */
 export async function translateResponse(adapter: ProviderAdapter, call: UpstreamCall, decoded: DecodedResponses, baseFor: ResponseBaseFor): Promise<JsonReply> {
   refuseNativeOnly(decoded, call);
-  const stream = await streamNeutralViaChat(withChatExtras(adapter, decoded.extras), { ...decoded.request, model: call.endpoint.model }, call);
+  const stream = await openParts(adapter, decoded, call);
   const parts: StreamPart[] = [];
   for (let next = await stream.parts.next(); !next.done; next = await stream.parts.next()) parts.push(next.value);
   const response = encodeResponse(parts, createResponsesEncodeState(baseFor(call.endpoint.model), call.provider.name, decoded.customTools));
@@ -54,7 +75,7 @@ export async function translateResponse(adapter: ProviderAdapter, call: Upstream
  */
 export async function translateResponseStream(adapter: ProviderAdapter, call: UpstreamCall, decoded: DecodedResponses, baseFor: ResponseBaseFor): Promise<StreamReply> {
   refuseNativeOnly(decoded, call);
-  const stream = await streamNeutralViaChat(withChatExtras(adapter, decoded.extras), { ...decoded.request, model: call.endpoint.model }, call);
+  const stream = await openParts(adapter, decoded, call);
   let usage: Usage | null = null;
   let state = createResponsesEncodeState(baseFor(call.endpoint.model), call.provider.name, decoded.customTools);
   async function* events(): AsyncGenerator<string> {
