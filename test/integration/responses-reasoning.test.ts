@@ -60,3 +60,22 @@ describe.each(PROVIDERS.filter((p) => p.name !== 'openai').map((p) => [p.name, p
     expect(next.usage!.output_tokens_details.reasoning_tokens).toBeTypeOf('number');
   });
 });
+
+describe.each([
+  ['anthropic', 'anthropic/claude-haiku-4-5-20251001'],
+  ['google', 'google/gemini-2.5-flash'],
+] as const)('%s thinks when asked through reasoning.effort', (_name, model) => {
+  it('answers with a reasoning item carrying the reasoning text, and the item replayed next turn goes back to the same upstream', async () => {
+    const first = await client.responses.create({ model, input: 'Think first', ...codexTurn });
+    const reasoning = first.output.find((item) => item.type === 'reasoning') as { content?: { text: string }[]; encrypted_content?: string } | undefined;
+    expect(reasoning?.content?.[0]?.text).toMatch(/./);
+    expect(first.output_text).toMatch(/./);
+    const next = await client.responses.create({ model, input: [{ role: 'user', content: 'Think first' }, ...(first.output as OpenAI.Responses.ResponseInputItem[]), { role: 'user', content: 'And now?' }], ...codexTurn });
+    expect(next.status).toBe('completed');
+  });
+
+  it("'minimal' effort asks for no thinking", async () => {
+    const response = await client.responses.create({ model, input: 'Think first', store: false, reasoning: { effort: 'minimal' } });
+    expect(response.output.some((item) => item.type === 'reasoning')).toBe(false);
+  });
+});

@@ -43,7 +43,24 @@ function openParts(adapter: ProviderAdapter, decoded: DecodedResponses, call: Up
   const request = { ...decoded.request, model: call.endpoint.model };
   if (!adapter.neutral) return streamNeutralViaChat(withChatExtras(adapter, decoded.extras), request, call);
   const format = neutralFormat(decoded.extras.response_format);
-  return adapter.neutral.stream(format ? { ...request, responseFormat: format } : request, call);
+  const thinking = thinkingFor(decoded.extras.reasoning_effort, request.maxTokens);
+  return adapter.neutral.stream({ ...request, ...(format ? { responseFormat: format } : {}), ...(thinking ? { thinking } : {}) }, call);
+}
+
+/** Thinking budgets for reasoning.effort on upstreams that take a budget (Anthropic, Gemini). */
+const EFFORT_BUDGETS: Record<string, number> = { low: 1024, medium: 4096, high: 16384, xhigh: 32768 };
+/** Anthropic's smallest thinking budget; the answer's max_tokens must stay above the budget. */
+const MIN_BUDGET = 1024;
+
+/**
+ * reasoning.effort as a thinking budget, so a model that thinks (Claude, Gemini) shows its reasoning
+ * as reasoning items; `minimal` or `none` asks for none. A max_output_tokens too small to leave room
+ * for an answer after the smallest budget asks for none either.
+ */
+function thinkingFor(effort: string | undefined, maxTokens: number | undefined): { budgetTokens: number } | undefined {
+  if (!effort || !(effort in EFFORT_BUDGETS)) return undefined;
+  const budget = maxTokens === undefined ? EFFORT_BUDGETS[effort] : Math.min(EFFORT_BUDGETS[effort], maxTokens - 1);
+  return budget >= MIN_BUDGET ? { budgetTokens: budget } : undefined;
 }
 
 /** text.format as the neutral model's JSON answer, named as the caller wrote it (text.format...) in any refusal. */
