@@ -1,14 +1,10 @@
 // The usage queries' answers as the management API sends them (renderer/API.md). Types only, so
 // the dashboard can `import type` them (through core/management/management-views.ts).
 
-export interface AttemptView {
-  provider: string;
-  model: string;
-  status: number;
-  error_type: string | null;
-  message: string | null;
-  latency_ms: number;
-}
+import type { AttemptReport } from '../errors/provider-error.ts';
+
+/** One try of one endpoint, as stored on the usage row and shown in the request log. */
+export type AttemptView = AttemptReport;
 
 /** One request of the request log (and of the live `request` event). */
 export interface RequestRow {
