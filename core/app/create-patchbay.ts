@@ -120,7 +120,7 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   const adminToken = loadAdminToken(options.dataDir);
   // In memory only: restarting Patchbay signs every dashboard out.
   const sessions = new DashboardSessions({ now: options.dashboard?.now });
-  const { listener, drain } = createRequestListener({ config, catalog, router, keys, limiter, usage, hostGuard, management, adminToken, log, sessions, dashboardDir: options.dashboard?.dir });
+  const { listener, drain } = createRequestListener({ config, catalog, router, keys, limiter, usage, health, hostGuard, management, adminToken, log, sessions, dashboardDir: options.dashboard?.dir });
 
   const firstKey = keys.count() === 0 ? keys.create({ name: 'default' }).secret : null;
 

@@ -62,8 +62,11 @@ export interface ProviderStatus {
   /** The worst state among the provider's endpoints. */
   breaker: 'closed' | 'open' | 'half_open';
   latency_p50_ms: number | null;
+  /** Failed attempts over all attempts in the health window, a fallback's rescued failures included. */
   error_rate: number | null;
   samples: number;
+  /** The provider's last failed attempt (kept after the window), or null. */
+  last_error: { at: string; model: string; status: number; error_type: string | null; message: string | null } | null;
 }
 
 const DAY_MS = 86_400_000;
@@ -398,6 +401,7 @@ export class ManagementService {
         latency_p50_ms: health.latencyP50,
         error_rate: health.errorRate,
         samples: health.samples,
+        last_error: health.lastError ? { ...health.lastError, at: new Date(health.lastError.at).toISOString() } : null,
       };
     });
   }

@@ -1,3 +1,4 @@
+import type { AttemptReport } from '../errors/provider-error.ts';
 import { admit, createBreaker, currentState, recordFailure, recordSuccess, type Breaker, type BreakerSettings, type BreakerState } from './circuit-breaker.ts';
 
 export interface HealthSettings extends BreakerSettings {
@@ -66,6 +67,8 @@ export class HealthTracker {
   private readonly settings: HealthSettings;
   private readonly clock: () => number;
   private readonly inCatalog: (id: string) => boolean;
+  /** Every attempt per provider (see recordAttempts), apart from the breakers' windows. */
+  private readonly attemptLogs = new Map<string, AttemptLog>();
   /** Told when an endpoint's breaker changes state (the dashboard's live `breaker` event). */
   onBreakerChange: ((endpointId: string, state: BreakerState, at: number) => void) | null = null;
 
@@ -118,6 +121,39 @@ export class HealthTracker {
     // A failure that does not count (a 429) ends a half-open probe without deciding it: free the slot for the next one.
     else record.breaker.probing = false;
     if (record.breaker.state !== before) this.onBreakerChange?.(id, record.breaker.state, outcome.at);
+  }
+
+  /**
+   * Every attempt of a finished request, as its usage row lists them: the failures a fallback
+   * rescued and those the breaker does not count (a provider answering 401 to every request) are
+   * failures of that provider all the same, and the last one is what a user needs to see. Cancelled
+   * attempts say nothing about the provider and are left out.
+   */
+  recordAttempts(attempts: readonly AttemptReport[], at: number): void {
+    for (const attempt of attempts) {
+      if (attempt.error_type === 'cancelled') continue;
+      let log = this.attemptLogs.get(attempt.provider);
+      if (!log) {
+        log = { outcomes: [], failures: 0, lastError: null };
+        this.attemptLogs.set(attempt.provider, log);
+      }
+      const ok = attempt.status === 200;
+      log.outcomes.push({ at, ok });
+      if (!ok) {
+        log.failures++;
+        log.lastError = { at, model: attempt.model, status: attempt.status, error_type: attempt.error_type, message: attempt.message };
+      }
+      while (log.outcomes.length > this.settings.windowSize) if (!log.outcomes.shift()!.ok) log.failures--;
+    }
+  }
+
+  /** One provider's attempts in the health window: how many, how many failed, and the last failure (kept after the window). */
+  providerAttempts(provider: string): ProviderAttempts {
+    const log = this.attemptLogs.get(provider);
+    if (!log) return { attempts: 0, failures: 0, lastError: null };
+    const now = this.clock();
+    while (log.outcomes.length > 0 && now - log.outcomes[0].at > this.settings.windowMs) if (!log.outcomes.shift()!.ok) log.failures--;
+    return { attempts: log.outcomes.length, failures: log.failures, lastError: log.lastError };
   }
 
   /** A 429 with a retry window: skip the endpoint until the window ends. */
@@ -184,12 +220,36 @@ export class HealthTracker {
   }
 }
 
+/** A failed attempt as the dashboard shows it. */
+export interface LastProviderError {
+  at: number;
+  model: string;
+  status: number;
+  error_type: string | null;
+  message: string | null;
+}
+
+export interface ProviderAttempts {
+  attempts: number;
+  failures: number;
+  lastError: LastProviderError | null;
+}
+
+interface AttemptLog {
+  outcomes: { at: number; ok: boolean }[];
+  failures: number;
+  lastError: LastProviderError | null;
+}
+
 /**
  * One provider's window across its endpoints (ids "provider/model"), for the status page: samples,
- * error rate, the median of every successful latency (time to first chunk for streams), and the
+ * error rate (over every attempt, see recordAttempts), the median of every successful latency (time to first chunk for streams), and the
  * worst breaker state among its endpoints.
  */
-export function summarizeProvider(tracker: HealthTracker, provider: string): { samples: number; errorRate: number | null; latencyP50: number | null; breaker: BreakerState } {
+export function summarizeProvider(
+  tracker: HealthTracker,
+  provider: string,
+): { samples: number; errorRate: number | null; latencyP50: number | null; breaker: BreakerState; lastError: LastProviderError | null } {
   const prefix = `${provider}/`;
   let samples = 0;
   let successes = 0;
@@ -204,7 +264,10 @@ export function summarizeProvider(tracker: HealthTracker, provider: string): { s
     latencies.push(...tracker.latencies(id));
   }
   latencies.sort((a, b) => a - b);
-  return { samples, errorRate: samples ? (samples - successes) / samples : null, latencyP50: median(latencies), breaker };
+  // The error rate counts every attempt (recordAttempts); the breakers' windows leave out what does not trip them.
+  const attempts = tracker.providerAttempts(provider);
+  if (attempts.attempts > 0) return { samples: attempts.attempts, errorRate: attempts.failures / attempts.attempts, latencyP50: median(latencies), breaker, lastError: attempts.lastError };
+  return { samples, errorRate: samples ? (samples - successes) / samples : null, latencyP50: median(latencies), breaker, lastError: attempts.lastError };
 }
 
 /** Adds (+1) or removes (-1) one outcome's share of the window's running figures. */

@@ -11,7 +11,9 @@ export function seedHealth(health: HealthTracker, db: PatchbayDatabase, windowMs
     .prepare('SELECT ts, stream, attempts FROM usage WHERE ts >= ? ORDER BY id DESC LIMIT 5000')
     .all(now - windowMs) as { ts: number; stream: number; attempts: string }[];
   for (const row of rows.reverse()) {
-    for (const attempt of JSON.parse(row.attempts) as AttemptReport[]) {
+    const attempts = JSON.parse(row.attempts) as AttemptReport[];
+    health.recordAttempts(attempts, row.ts);
+    for (const attempt of attempts) {
       const ok = attempt.status === 200;
       // Cancelled by the client (recorded as 502 by older versions): not the endpoint's doing.
       if (attempt.error_type === 'cancelled') continue;

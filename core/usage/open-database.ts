@@ -145,6 +145,11 @@ const MIGRATIONS: string[] = [
    ALTER TABLE usage ADD COLUMN cache_write_5m_tokens INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE usage ADD COLUMN cache_write_1h_tokens INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE usage ADD COLUMN reasoning_tokens INTEGER NOT NULL DEFAULT 0;`,
+  // Why a request failed, in the words its answer gave the client (a 503 no_eligible_provider says
+  // which breakers are open, a 429 insufficient_quota the cap and what was used), and whether a
+  // fallback served it (an endpoint after one that failed): the request log shows both (issue 25).
+  `ALTER TABLE usage ADD COLUMN error_message TEXT;
+   ALTER TABLE usage ADD COLUMN fallback INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 /** Opens (creating if needed) the SQLite file in the data dir, in WAL mode, migrated to the latest schema. */

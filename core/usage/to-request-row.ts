@@ -27,6 +27,8 @@ export interface StoredUsageRow {
   first_byte_ms: number | null;
   route_reason: string | null;
   attempts: string;
+  error_message: string | null;
+  fallback: number;
 }
 
 export function storedToRequestRow(row: StoredUsageRow): RequestRow {
@@ -54,6 +56,8 @@ export function storedToRequestRow(row: StoredUsageRow): RequestRow {
     first_byte_ms: row.first_byte_ms,
     route_reason: row.route_reason,
     attempts: JSON.parse(row.attempts) as AttemptView[],
+    error_message: row.error_message,
+    fallback: row.fallback === 1,
   };
 }
 
@@ -83,5 +87,7 @@ export function recordToRequestRow(record: UsageRecord, keyName: string | null):
     first_byte_ms: record.firstByteMs,
     route_reason: record.routeReason ?? null,
     attempts: record.attempts satisfies AttemptView[],
+    error_message: record.errorMessage ?? null,
+    fallback: record.fallback ?? false,
   };
 }

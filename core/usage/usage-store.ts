@@ -40,6 +40,10 @@ export interface UsageRecord {
   cacheWrite1hTokens?: number;
   /** The part of completionTokens spent reasoning (absent = 0). */
   reasoningTokens?: number;
+  /** The error message the client was answered with (absent: none). */
+  errorMessage?: string | null;
+  /** Served by an endpoint tried after another one failed. */
+  fallback?: boolean;
 }
 
 export interface UsageTotalsRow {

@@ -35,6 +35,10 @@ export interface RequestRow {
   first_byte_ms: number | null;
   route_reason: string | null;
   attempts: AttemptView[];
+  /** What the client was told when the request failed (why no provider was tried, which cap refused it). */
+  error_message?: string | null;
+  /** Served by a fallback: an endpoint tried after another one failed. */
+  fallback?: boolean;
 }
 
 export interface UsageTotals {

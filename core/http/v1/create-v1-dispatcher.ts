@@ -4,6 +4,7 @@ import type { PatchbayConfig } from '../../config/load-config.ts';
 import { PatchbayError } from '../../errors/patchbay-error.ts';
 import { KeyLimiter } from '../../keys/key-limiter.ts';
 import type { KeyStore } from '../../keys/key-store.ts';
+import type { HealthTracker } from '../../routing/health-tracker.ts';
 import type { Router } from '../../routing/router.ts';
 import type { UsageStore } from '../../usage/usage-store.ts';
 import { authenticate } from '../authenticate.ts';
@@ -30,6 +31,8 @@ export interface V1Deps {
   keys: KeyStore;
   limiter: KeyLimiter;
   usage: UsageStore;
+  /** Told every attempt of each request (a provider's error rate and last error on the Overview). */
+  health?: Pick<HealthTracker, 'recordAttempts'>;
   log: (message: string) => void;
 }
 
@@ -68,6 +71,7 @@ export function createV1Dispatcher(deps: V1Deps): { dispatch: (req: IncomingMess
           const row = toUsageRecord(request, deps.config.routingFeeUsd);
           request.admission?.settle({ tokens: row.totalTokens, costUsd: row.costUsd });
           deps.usage.record(row);
+          if (row.attempts.length > 0) deps.health?.recordAttempts(row.attempts, row.ts);
           if (request.content) deps.usage.recordContent({ requestId: request.requestId, ts: request.startedWall, ...request.content });
         } catch (failure) {
           // The answer is out; a usage row that cannot be recorded must not take the process down with it.
@@ -89,6 +93,7 @@ export function createV1Dispatcher(deps: V1Deps): { dispatch: (req: IncomingMess
     const gone = req.socket.destroyed && !res.headersSent;
     request.status = gone ? 499 : error instanceof PatchbayError ? error.status : 500;
     request.errorType = gone ? 'client_closed' : error instanceof PatchbayError ? (error.code ?? error.type) : 'internal_error';
+    request.errorMessage = gone ? 'The client closed the connection before the answer.' : error instanceof PatchbayError ? error.message : 'Patchbay failed while answering (an internal error, logged by the server).';
     try {
       if (!res.headersSent) {
         for (const [name, value] of Object.entries(request.headers)) res.setHeader(name, value);

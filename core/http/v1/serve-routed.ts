@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProviderError } from '../../errors/provider-error.ts';
 import { RequestCancel } from '../../providers/cancel-signal.ts';
 import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall } from '../../providers/provider-adapter.ts';
+import { describeRoute } from '../../routing/describe-route.ts';
 import { parseFallbackHeader, parseStrategyHeader } from '../../routing/resolve-model.ts';
 import { KeyLimiter } from '../../keys/key-limiter.ts';
 import { expectedCost } from '../../routing/rank-endpoints.ts';
@@ -82,7 +83,7 @@ export async function serveRouted(req: IncomingMessage, res: ServerResponse, ctx
     headers['content-length'] = String(reply.bytes ? reply.bytes.length : Buffer.byteLength(reply.body));
     headers['x-patchbay-provider'] = request.trace.endpoint!.provider;
     headers['x-patchbay-strategy'] = plan.strategy;
-    headers['x-patchbay-route-reason'] = headerValue(plan.reason);
+    headers['x-patchbay-route-reason'] = headerValue(describeRoute(request.trace) ?? plan.reason);
     headers['x-patchbay-latency-ms'] = String(request.trace.firstByteMs);
     res.writeHead(200, headers);
     res.end(reply.bytes ?? reply.body);
@@ -105,7 +106,7 @@ async function serveStream(res: ServerResponse, ctx: V1Context, request: V1Reque
     ...SSE_HEADERS,
     'x-patchbay-provider': request.trace.endpoint!.provider,
     'x-patchbay-strategy': plan.strategy,
-    'x-patchbay-route-reason': headerValue(plan.reason),
+    'x-patchbay-route-reason': headerValue(describeRoute(request.trace) ?? plan.reason),
     // On a stream this is the time to the upstream's first chunk, not the whole answer.
     'x-patchbay-latency-ms': String(request.trace.firstByteMs),
   });
@@ -130,6 +131,7 @@ async function serveStream(res: ServerResponse, ctx: V1Context, request: V1Reque
   } catch (error) {
     request.status = signal.aborted ? 499 : 502;
     request.errorType = signal.aborted ? 'client_closed' : error instanceof ProviderError ? `stream_${error.type}` : 'stream_error';
+    request.errorMessage = error instanceof Error ? error.message : String(error);
     const last = request.trace.attempts[request.trace.attempts.length - 1];
     if (!signal.aborted) router.recordStreamFailure(request.trace.endpoint!);
     if (last && error instanceof ProviderError) {

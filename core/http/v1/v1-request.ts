@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Admission } from '../../keys/key-limiter.ts';
 import type { ApiKeyRecord } from '../../keys/key-store.ts';
 import type { Usage } from '../../providers/provider-adapter.ts';
+import { describeRoute, servedByFallback } from '../../routing/describe-route.ts';
 import { createRouteTrace, type RouteTrace } from '../../routing/route-trace.ts';
 import { priceUsage, type TokenCounts } from '../../usage/price-usage.ts';
 import type { UsageRecord } from '../../usage/usage-store.ts';
@@ -22,6 +23,8 @@ export interface V1Request {
   usage: Usage | null;
   status: number;
   errorType: string | null;
+  /** The error message the client was answered with, kept on the usage row. */
+  errorMessage: string | null;
   /** The key limiter's reservation, settled when the request ends. */
   admission: Admission | null;
   /** Content for the debugging log; set only when the content log is on. */
@@ -63,6 +66,7 @@ export function createV1Request(endpoint: V1Endpoint): V1Request {
     usage: null,
     status: 200,
     errorType: null,
+    errorMessage: null,
     admission: null,
     content: null,
     headers: { 'x-patchbay-request-id': requestId },
@@ -103,7 +107,9 @@ export function toUsageRecord(request: V1Request, routingFeeUsd: number): UsageR
     latencyMs: elapsedMs(request),
     firstByteMs: request.trace.firstByteMs,
     attempts: request.trace.attempts,
-    routeReason: request.trace.reason,
+    routeReason: describeRoute(request.trace),
+    errorMessage: succeeded ? null : request.errorMessage,
+    fallback: servedByFallback(request.trace.attempts),
     cacheReadTokens: counts.cacheReadTokens,
     cacheWrite5mTokens: counts.cacheWrite5mTokens,
     cacheWrite1hTokens: counts.cacheWrite1hTokens,
