@@ -112,6 +112,7 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
     usage,
     secrets,
     health,
+    limiter,
     events,
     version: readVersion(),
     startedAt: Date.now(),

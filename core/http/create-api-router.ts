@@ -9,6 +9,7 @@ import {
   providerSecretSchema,
   providerSettingsSchema,
   routingSettingsSchema,
+  usageBreakdownQuerySchema,
   usageLatencyQuerySchema,
   usageLogQuerySchema,
   usageQuerySchema,
@@ -175,6 +176,7 @@ export function createApiRouter(deps: ApiDeps): express.Router {
   }));
   router.get('/usage/totals', json((req) => management.usageTotals(validateBody(usageTotalsQuerySchema, { ...req.query }))));
   router.get('/usage/series', json((req) => management.usageSeries(validateBody(usageSeriesQuerySchema, { ...req.query }))));
+  router.get('/usage/breakdown', json((req) => management.usageBreakdown(validateBody(usageBreakdownQuerySchema, { ...req.query }))));
   router.get('/usage/latency', json((req) => management.usageLatency(validateBody(usageLatencyQuerySchema, { ...req.query }))));
   router.get('/usage/log', json((req) => management.usageLog(validateBody(usageLogQuerySchema, { ...req.query }))));
   router.get('/usage/log/:request_id', json((req) => management.usageRequest(param(req, 'request_id'))));

@@ -29,6 +29,23 @@ interface KeyWindow {
   reservedUsd: number;
   /** Cap thresholds already announced this month (CAP_NOTICE bits). */
   capNotices: number;
+  /** The last request a cap refused this month: which cap, when, and what that request needed. */
+  refusal: CapRefusal | null;
+}
+
+/** A request a monthly cap refused: the Keys page shows the key as refusing, not as "77 % used". */
+export interface CapRefusal {
+  cap: 'tokens' | 'usd';
+  at: number;
+  /** The refused request's estimate (tokens, or USD). */
+  needed: number;
+}
+
+/** What the Keys page shows beside a key's month usage: reservations in flight and the last refusal. */
+export interface CapState {
+  reservedTokens: number;
+  reservedUsd: number;
+  refusal: CapRefusal | null;
 }
 
 /** One bit per cap and threshold, so each is announced once per key and month. */
@@ -84,6 +101,7 @@ export class KeyLimiter {
         reservedTokens: 0,
         reservedUsd: 0,
         capNotices: reachedNotices(key, used.tokens, used.usd),
+        refusal: null,
       };
       this.windows.set(key.id, window);
     }
@@ -103,6 +121,21 @@ export class KeyLimiter {
     return this.headersFor(key, this.window(key, now), now);
   }
 
+  /**
+   * Reservations in flight and the last cap refusal of this month, without reading the database
+   * (a key no request used since the start has neither). A refusal no longer holds once the cap
+   * was raised or removed so far that the refused request would now fit.
+   */
+  capState(key: ApiKeyRecord): CapState {
+    const window = this.windows.get(key.id);
+    const now = this.clock();
+    if (!window || now >= window.monthEnd || now < window.monthStart) return { reservedTokens: 0, reservedUsd: 0, refusal: null };
+    let refusal = window.refusal;
+    if (refusal?.cap === 'tokens' && (key.monthlyTokenCap === null || window.usedTokens + window.reservedTokens + refusal.needed <= key.monthlyTokenCap)) refusal = null;
+    if (refusal?.cap === 'usd' && (key.monthlyUsdCap === null || window.usedUsd + window.reservedUsd + refusal.needed <= key.monthlyUsdCap)) refusal = null;
+    return { reservedTokens: window.reservedTokens, reservedUsd: window.reservedUsd, refusal };
+  }
+
   /** Admits the request (writing its x-ratelimit-* headers into `headers`) or throws a 429 that says which limit and when to retry. */
   admit(key: ApiKeyRecord, estimate: Estimate, headers: Record<string, string> = {}): Admission {
     const now = this.clock();
@@ -110,6 +143,7 @@ export class KeyLimiter {
     if (key.monthlyTokenCap !== null && window.usedTokens + window.reservedTokens + estimate.tokens > key.monthlyTokenCap) {
       // The cap stops requests before usage reaches it, so the first refusal is when the key hits it.
       this.announce(key, window, CAP_NOTICE.tokens100 | reachedNotices(key, window.usedTokens, window.usedUsd));
+      window.refusal = { cap: 'tokens', at: now, needed: estimate.tokens };
       throw new RateLimitError(
         `This key has reached its monthly token cap of ${key.monthlyTokenCap} tokens (${window.usedTokens} used this month${window.reservedTokens ? `, ${window.reservedTokens} reserved by requests in flight` : ''}; this request needs up to ${estimate.tokens}). Raise the cap or wait for next month.`,
         'insufficient_quota',
@@ -117,6 +151,7 @@ export class KeyLimiter {
     }
     if (key.monthlyUsdCap !== null && window.usedUsd + window.reservedUsd + estimate.costUsd > key.monthlyUsdCap) {
       this.announce(key, window, CAP_NOTICE.usd100 | reachedNotices(key, window.usedTokens, window.usedUsd));
+      window.refusal = { cap: 'usd', at: now, needed: estimate.costUsd };
       throw new RateLimitError(
         `This key has reached its monthly spend cap of $${key.monthlyUsdCap} ($${window.usedUsd.toFixed(4)} used this month; this request may cost up to $${estimate.costUsd.toFixed(4)}). Raise the cap or wait for next month.`,
         'insufficient_quota',

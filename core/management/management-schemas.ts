@@ -97,6 +97,10 @@ export const usageSeriesQuerySchema = z.strictObject({
   bucket: z.enum(['day', 'hour']).optional(),
   group_by: z.enum(['provider', 'model', 'key']).optional(),
 });
+export const usageBreakdownQuerySchema = z.strictObject({
+  ...usageRange,
+  group_by: z.enum(['model', 'provider', 'key']).optional(),
+});
 export const usageLogQuerySchema = z.strictObject({
   ...usageRange,
   limit: z.coerce.number().int().min(1).max(500).optional(),

@@ -10,12 +10,13 @@ import type { ApiKeyRecord, KeyStore } from '../keys/key-store.ts';
 import { testCredential, type CredentialTest } from '../providers/test-credential.ts';
 import { summarizeProvider, type HealthTracker } from '../routing/health-tracker.ts';
 import type { KeychainSecretStore } from '../secrets/keychain-secret-store.ts';
-import { startOfMonth } from '../keys/key-limiter.ts';
+import { startOfMonth, type KeyLimiter } from '../keys/key-limiter.ts';
 import { currentMonth, monthRange, type UsageStore } from '../usage/usage-store.ts';
 import type { ExplainRouteInput, KeySettingsInput, NewProviderInput, ProviderSettingsInput, RoutingSettingsInput, UsageLogQuery, UsageRangeQuery } from './management-schemas.ts';
 import { decodeCursor, type UsageRange } from '../usage/usage-queries.ts';
 import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, UsageSeries, UsageTotals } from '../usage/usage-views.ts';
 import { toCsv } from './to-csv.ts';
+import type { BreakdownGroup, UsageBreakdown } from '../usage/usage-breakdown.ts';
 import type { EventHub, EventListener } from '../events/event-hub.ts';
 
 export interface KeyView {
@@ -31,7 +32,10 @@ export interface KeyView {
   monthly_usd_cap: number | null;
   rpm_limit: number | null;
   tpm_limit: number | null;
-  month_usage: { tokens: number; usd: number };
+  /** Used this month, and what requests in flight have reserved against the caps. */
+  month_usage: { tokens: number; usd: number; reserved_tokens: number; reserved_usd: number };
+  /** The last request a monthly cap refused, while the cap still refuses it (null otherwise). */
+  cap_refusal: { cap: 'tokens' | 'usd'; at: string; needed: number } | null;
 }
 
 export interface ProviderView {
@@ -84,6 +88,8 @@ export interface ManagementDeps {
   usage: UsageStore;
   secrets: KeychainSecretStore;
   health: HealthTracker;
+  /** The running server's key limiter (reservations in flight, cap refusals); absent in the CLI's offline mode. */
+  limiter?: Pick<KeyLimiter, 'capState'>;
   version: string;
   startedAt: number;
   /** Live events for GET /api/events. */
@@ -120,7 +126,17 @@ export class ManagementService {
       monthly_usd_cap: record.monthlyUsdCap,
       rpm_limit: record.rpmLimit,
       tpm_limit: record.tpmLimit,
-      month_usage: this.deps.usage.keyTotalsSince(record.id, startOfMonth(now)),
+      ...this.capView(record, now),
+    };
+  }
+
+  /** Month usage with the limiter's reservations and refusal (the CLI's offline mode has no limiter: none). */
+  private capView(record: ApiKeyRecord, now: number): Pick<KeyView, 'month_usage' | 'cap_refusal'> {
+    const used = this.deps.usage.keyTotalsSince(record.id, startOfMonth(now));
+    const state = this.deps.limiter?.capState(record) ?? { reservedTokens: 0, reservedUsd: 0, refusal: null };
+    return {
+      month_usage: { ...used, reserved_tokens: state.reservedTokens, reserved_usd: state.reservedUsd },
+      cap_refusal: state.refusal ? { cap: state.refusal.cap, at: new Date(state.refusal.at).toISOString(), needed: state.refusal.needed } : null,
     };
   }
 
@@ -350,6 +366,10 @@ export class ManagementService {
       throw new InvalidRequestError(`Invalid 'bucket': an hourly series covers at most ${MAX_HOURLY_DAYS} days; narrow 'from' and 'to' or use bucket=day.`, 'bucket');
     }
     return this.deps.usage.series(range, bucket, query.group_by ?? 'provider');
+  }
+
+  usageBreakdown(query: UsageRangeQuery & { group_by?: BreakdownGroup }): UsageBreakdown {
+    return this.deps.usage.breakdown(this.usageRange(query), query.group_by ?? 'model');
   }
 
   usageLatency(query: UsageRangeQuery): { data: LatencyRow[] } {

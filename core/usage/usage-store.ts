@@ -6,6 +6,7 @@ import { UsageBatchWriter, toRowValues, usageWriters, type ContentEntry, type Ro
 import type { WriterMessage, WriterThreadData } from './usage-writer-thread.ts';
 import type { EventHub } from '../events/event-hub.ts';
 import { recordToRequestRow } from './to-request-row.ts';
+import { usageBreakdown, type BreakdownGroup, type UsageBreakdown } from './usage-breakdown.ts';
 import { UsageQueries, type LogFilter, type UsageRange } from './usage-queries.ts';
 import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, UsageSeries, UsageTotals } from './usage-views.ts';
 
@@ -283,6 +284,12 @@ export class UsageStore {
   latency(range: UsageRange): LatencyRow[] {
     this.flush();
     return this.queries.latency(range);
+  }
+
+  /** Totals and latency percentiles per model, provider or key over a range (the Usage page's tables). */
+  breakdown(range: UsageRange, groupBy: BreakdownGroup): UsageBreakdown {
+    this.flush();
+    return usageBreakdown(this.db, range, groupBy);
   }
 
   /** The request log, newest first, a page at a time. */

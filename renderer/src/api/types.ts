@@ -14,6 +14,7 @@ export type {
 } from '../../../core/management/management-schemas.ts';
 export type {
   AttemptView,
+  BreakdownRow,
   BreakerEvent,
   KeyCapEvent,
   LatencyRow,
@@ -21,6 +22,7 @@ export type {
   RequestLogPage,
   RequestRow,
   SeriesPoint,
+  UsageBreakdown,
   UsageSeries,
   UsageTotals,
 } from '../../../core/management/management-views.ts';

@@ -29,3 +29,14 @@ describe("a key's usage against its cap", () => {
     expect(screen.getByText(/42 \(no cap\)/)).toBeTruthy();
   });
 });
+
+describe('a capped key the cap refuses below 100 %', () => {
+  it('turns red and says what the last refused request needed and what is left, with the reserved part shown', () => {
+    render(<UsageBar label="Cost" used={0.00077} cap={0.001} reserved={0.0001} refusedNeeding={0.0003} format={formatUsd} />);
+    const meter = screen.getByRole('meter', { name: 'Cost this month' });
+    expect(meter.className).toContain('bad');
+    expect(meter.getAttribute('aria-valuetext')).toBe(`${formatUsd(0.00077)} of ${formatUsd(0.001)}, ${formatUsd(0.0001)} reserved`);
+    expect(screen.getByText(/Refusing requests: the last needed up to \$0\.0003/)).toBeTruthy();
+    expect(meter.querySelector('.meter-reserved')).toBeTruthy();
+  });
+});

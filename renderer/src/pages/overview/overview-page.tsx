@@ -7,7 +7,7 @@ import type { KeyView, ProviderStatus, UsageTotals } from '../../api/types.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { EmptyState, ErrorNote } from '../../components/query-state.tsx';
 import { SecretDialog } from '../../components/secret-dialog.tsx';
-import { formatMs, formatPercent, formatTokens, formatUsd } from '../../format/format-numbers.ts';
+import { formatLogTime, formatMs, formatPercent, formatTokens, formatUsd } from '../../format/format-numbers.ts';
 import { useNavigate } from '../../layout/navigation-context.ts';
 import { todayUtc } from '../usage/date-range.ts';
 import { buildSnippets } from './build-snippets.ts';
@@ -25,12 +25,22 @@ function TotalsCard({ title, totals }: { title: string; totals: UsageTotals | un
   );
 }
 
+/** A provider's last failed attempt: when, which model, the status and what the provider said. */
+function LastError({ error }: { error: NonNullable<ProviderStatus['last_error']> }) {
+  return (
+    <>
+      <span className="badge bad">{error.status}{error.error_type ? ` ${error.error_type}` : ''}</span> {formatLogTime(error.at)} · {error.model}
+      {error.message ? <span className="muted" style={{ display: 'block' }}>{error.message}</span> : null}
+    </>
+  );
+}
+
 function ProviderHealth({ providers }: { providers: ProviderStatus[] }) {
   return (
     <div className="table-wrap">
       <table>
         <thead>
-          <tr><th scope="col">Provider</th><th scope="col">Key</th><th scope="col">Enabled</th><th scope="col">Breaker</th><th scope="col">Latency p50</th><th scope="col">Error rate</th></tr>
+          <tr><th scope="col">Provider</th><th scope="col">Key</th><th scope="col">Enabled</th><th scope="col">Breaker</th><th scope="col">Latency p50</th><th scope="col">Error rate</th><th scope="col">Last error</th></tr>
         </thead>
         <tbody>
           {providers.map((p) => (
@@ -40,7 +50,8 @@ function ProviderHealth({ providers }: { providers: ProviderStatus[] }) {
               <td>{p.enabled ? 'yes' : 'no'}</td>
               <td><span className={`badge ${p.breaker === 'closed' ? 'ok' : p.breaker === 'open' ? 'bad' : 'warn'}`}>{p.breaker.replace('_', '-')}</span></td>
               <td>{p.samples > 0 ? formatMs(p.latency_p50_ms) : '—'}</td>
-              <td>{p.samples > 0 ? formatPercent(p.error_rate) : '—'}</td>
+              <td className={p.error_rate ? 'bad-text' : undefined}>{p.samples > 0 ? `${formatPercent(p.error_rate)} of ${formatTokens(p.samples)}` : '—'}</td>
+              <td className="last-error">{p.last_error ? <LastError error={p.last_error} /> : '—'}</td>
             </tr>
           ))}
         </tbody>

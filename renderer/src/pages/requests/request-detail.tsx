@@ -21,16 +21,23 @@ export function RequestDetail({ row, onClose }: { row: RequestRow | null; onClos
             <div><dt>Time</dt><dd>{formatDateTime(r.ts)}</dd></div>
             <div><dt>Key</dt><dd>{r.key_name ?? r.key_id ?? '—'}</dd></div>
             <div><dt>Requested</dt><dd>{r.requested_model}{r.strategy ? ` (${r.strategy})` : ''}</dd></div>
-            <div><dt>Served by</dt><dd>{r.provider ? `${r.provider} / ${r.model}` : '—'}</dd></div>
+            <div><dt>Served by</dt><dd>{r.provider ? `${r.provider} / ${r.model}${r.fallback ? ' (fallback)' : ''}` : r.status >= 400 ? 'no provider' : '—'}</dd></div>
             <div><dt>Status</dt><dd>{String(r.status)}{r.error_type ? ` · ${r.error_type}` : ''}</dd></div>
             <div><dt>Tokens</dt><dd>{formatTokens(r.prompt_tokens)} in, {formatTokens(r.completion_tokens)} out</dd></div>
             <div><dt>Cost</dt><dd>{formatUsd(r.cost_usd)}</dd></div>
             <div><dt>Latency</dt><dd>{formatMs(r.latency_ms)}{r.first_byte_ms !== null ? ` (first byte ${formatMs(r.first_byte_ms)})` : ''}</dd></div>
           </dl>
+          {r.error_message ? (
+            <>
+              <h3>Why it failed</h3>
+              <p className="why-failed">{r.error_message}</p>
+            </>
+          ) : null}
           <h3>Route reason</h3>
-          <p>{r.route_reason ?? '—'}</p>
+          <p>{r.route_reason ?? (r.status >= 400 ? 'Not routed: the request was refused before any provider was tried.' : '—')}</p>
           <h3>Attempts</h3>
-          <div className="table-wrap">
+          {r.attempts.length === 0 ? <p className="muted">No provider was tried.</p> : null}
+          <div className="table-wrap" hidden={r.attempts.length === 0}>
             <table>
               <thead><tr><th scope="col">#</th><th scope="col">Provider</th><th scope="col">Model</th><th scope="col">Status</th><th scope="col">Error</th><th scope="col">Latency</th></tr></thead>
               <tbody>

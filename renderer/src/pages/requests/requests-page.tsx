@@ -29,7 +29,7 @@ export default function RequestsPage() {
       </div>
       <form className="filters" onSubmit={apply} aria-label="Filter requests">
         <label>Status<select name="status" defaultValue="">{STATUS_FILTERS.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}</select></label>
-        <label>Model<input name="model" placeholder="upstream id" title="The model id the provider served, e.g. llama-3.3-70b-versatile" /></label>
+        <label>Model<input name="model" placeholder="alias or id" title="The model asked for (an alias such as llama-3.3-70b), the provider's own id (llama-3.3-70b-versatile) or provider/model" /></label>
         <label>Provider<select name="provider" defaultValue=""><option value="">any</option>{(providers.data ?? []).map((p) => <option key={p.name}>{p.name}</option>)}</select></label>
         <label>Key<select name="key_id" defaultValue=""><option value="">any</option>{(keys.data ?? []).map((k) => <option key={k.id} value={k.id}>{k.name}</option>)}</select></label>
         <label>From<input name="from" type="date" /></label>
@@ -56,9 +56,9 @@ export default function RequestsPage() {
                     <span title={r.requested_model ?? undefined}>{r.requested_model ?? '—'}</span>
                     {r.model && r.model !== r.requested_model ? <span className="muted" title={r.model}>→ {r.model}</span> : null}
                   </td>
-                  <td>{r.provider ?? '—'}</td>
+                  <td>{r.provider ?? '—'}{r.fallback ? <span className="fallback-mark" title={r.route_reason ?? undefined}>fallback</span> : null}</td>
                   <td>{r.key_name ?? '—'}</td>
-                  <td><span className={`badge ${isError(r) ? 'bad' : 'ok'}`}>{String(r.status)}</span>{r.error_type ? <span className="error-type" title={r.error_type}> {r.error_type}</span> : null}</td>
+                  <td><span className={`badge ${isError(r) ? 'bad' : 'ok'}`}>{String(r.status)}</span>{r.error_type ? <span className="error-type" title={r.error_message ?? r.error_type}> {r.error_type}</span> : null}</td>
                   <td>{formatTokens(r.total_tokens)}</td>
                   <td>{formatUsd(r.cost_usd)}</td>
                   <td>{formatMs(r.latency_ms)}</td>

@@ -3,13 +3,18 @@ import type { LatencyRow, SeriesPoint } from '../../api/types.ts';
 export type ChartRow = { day: string } & Record<string, number | string>;
 
 /** Series rows -> one row per day with a column per group (what a stacked bar chart draws); quiet days are zeros. */
-export function pivotSeries(rows: SeriesPoint[], days: string[], metric: 'cost_usd' | 'total_tokens'): { data: ChartRow[]; groups: string[] } {
-  const groups = [...new Set(rows.map((r) => r.group ?? '(none)'))].sort();
+export function pivotSeries(
+  rows: SeriesPoint[],
+  days: string[],
+  metric: 'cost_usd' | 'total_tokens',
+  label: (row: SeriesPoint) => string = (r) => r.group ?? '(none)',
+): { data: ChartRow[]; groups: string[] } {
+  const groups = [...new Set(rows.map(label))].sort();
   const byDay = new Map<string, ChartRow>(days.map((day) => [day, { day, ...Object.fromEntries(groups.map((g) => [g, 0])) }]));
   for (const r of rows) {
     const day = r.bucket.slice(0, 10);
     const row = byDay.get(day) ?? { day };
-    const group = r.group ?? '(none)';
+    const group = label(r);
     row[group] = Number(row[group] ?? 0) + r[metric];
     byDay.set(day, row);
   }

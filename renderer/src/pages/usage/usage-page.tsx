@@ -2,15 +2,20 @@ import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { api, toQuery } from '../../api/api-client.ts';
-import type { LatencyRow, UsageSeries, UsageTotals } from '../../api/types.ts';
+import type { LatencyRow, UsageBreakdown, UsageSeries, UsageTotals } from '../../api/types.ts';
 import { EmptyState, ErrorNote } from '../../components/query-state.tsx';
 import { formatMs, formatPercent, formatTokens, formatUsd } from '../../format/format-numbers.ts';
 import { seriesColor } from './chart-colors.ts';
 import { currentMonthUtc, daysBetween, monthBounds } from './date-range.ts';
+import { groupLabel } from './group-label.ts';
 import { pivotLatency, pivotSeries } from './pivot-series.ts';
+import { UsageTable } from './usage-table.tsx';
 
 const axis = { stroke: 'var(--muted)', fontSize: 12 };
-const tooltipProps = { contentStyle: { background: 'var(--surface)', border: '1px solid var(--border)', color: 'var(--text)' }, labelStyle: { color: 'var(--text)' } };
+// Above the legend (drawn on top of the chart), so a tooltip never hides behind it or it behind the tooltip.
+const tooltipProps = { contentStyle: { background: 'var(--surface)', border: '1px solid var(--border)', color: 'var(--text)' }, labelStyle: { color: 'var(--text)' }, wrapperStyle: { zIndex: 2 } };
+// Points on every line: a range with one day of data is one point per series, which a line alone does not draw.
+const dot = { r: 3 };
 
 function StackedChart({ title, data, groups, format }: { title: string; data: Record<string, unknown>[]; groups: string[]; format: (n: number) => string }) {
   return (
@@ -23,7 +28,7 @@ function StackedChart({ title, data, groups, format }: { title: string; data: Re
           {/* Wide enough for sub-cent amounts such as $0.0000075, which a narrower axis clipped. */}
           <YAxis tick={axis} tickFormatter={(n: number) => format(n)} width={84} />
           <Tooltip {...tooltipProps} formatter={(v) => format(Number(v))} />
-          <Legend />
+          <Legend verticalAlign="top" />
           {groups.map((g, i) => <Bar key={g} dataKey={g} stackId="a" fill={seriesColor(i)} isAnimationActive={false} />)}
         </BarChart>
       </ResponsiveContainer>
@@ -33,14 +38,16 @@ function StackedChart({ title, data, groups, format }: { title: string; data: Re
 
 export default function UsagePage() {
   const [month, setMonth] = useState(currentMonthUtc());
-  const [groupBy, setGroupBy] = useState<UsageSeries['group_by']>('provider');
+  const [groupBy, setGroupBy] = useState<UsageSeries['group_by']>('model');
   const { from, to } = monthBounds(month);
   const days = useMemo(() => daysBetween(from, to), [from, to]);
   const totals = useQuery({ queryKey: ['usage-totals', from, to], queryFn: () => api.get<UsageTotals>(`/usage/totals${toQuery({ from, to })}`) });
   const series = useQuery({ queryKey: ['usage-series', from, to, groupBy], queryFn: () => api.get<UsageSeries>(`/usage/series${toQuery({ from, to, bucket: 'day', group_by: groupBy })}`) });
+  const breakdown = useQuery({ queryKey: ['usage-breakdown', from, to, groupBy], queryFn: () => api.get<UsageBreakdown>(`/usage/breakdown${toQuery({ from, to, group_by: groupBy })}`) });
   const latency = useQuery({ queryKey: ['usage-latency', from, to], queryFn: () => api.get<{ data: LatencyRow[] }>(`/usage/latency${toQuery({ from, to })}`) });
-  const cost = useMemo(() => pivotSeries(series.data?.data ?? [], days, 'cost_usd'), [series.data, days]);
-  const tokens = useMemo(() => pivotSeries(series.data?.data ?? [], days, 'total_tokens'), [series.data, days]);
+  const label = useMemo(() => (r: { group: string | null; key_name: string | null }) => groupLabel(r.group, groupBy, r.key_name), [groupBy]);
+  const cost = useMemo(() => pivotSeries(series.data?.data ?? [], days, 'cost_usd', label), [series.data, days, label]);
+  const tokens = useMemo(() => pivotSeries(series.data?.data ?? [], days, 'total_tokens', label), [series.data, days, label]);
   const lat = useMemo(() => pivotLatency(latency.data?.data ?? [], days), [latency.data, days]);
   const t = totals.data;
 
@@ -51,7 +58,7 @@ export default function UsagePage() {
         <label>Month<input type="month" value={month} onChange={(e) => e.target.value && setMonth(e.target.value)} /></label>
         <fieldset className="segmented">
           <legend className="visually-hidden">Break down by</legend>
-          {(['provider', 'model', 'key'] as const).map((g) => (
+          {(['model', 'provider', 'key'] as const).map((g) => (
             <label key={g} className={groupBy === g ? 'on' : undefined}><input type="radio" name="group" value={g} checked={groupBy === g} onChange={() => setGroupBy(g)} /> by {g}</label>
           ))}
         </fieldset>
@@ -59,7 +66,7 @@ export default function UsagePage() {
         <a className="button small" href={`/api/usage/export?format=csv&month=${month}`} download>CSV</a>
         <a className="button small" href={`/api/usage/export?format=json&month=${month}`} download>JSON</a>
       </div>
-      <ErrorNote error={totals.error ?? series.error ?? latency.error} />
+      <ErrorNote error={totals.error ?? series.error ?? latency.error ?? breakdown.error} />
       <dl className="card stats wide">
         <div><dt>Requests</dt><dd>{formatTokens(t?.requests)}</dd></div>
         <div><dt>Errors</dt><dd>{formatTokens(t?.errors)}</dd></div>
@@ -73,6 +80,10 @@ export default function UsagePage() {
         </EmptyState>
       ) : (
         <>
+          <section className="card" aria-labelledby="usage-table-heading">
+            <h2 id="usage-table-heading">Cost, tokens, errors and latency by {groupBy}</h2>
+            {breakdown.data ? <UsageTable breakdown={breakdown.data} /> : null}
+          </section>
           <div className="grid-2">
             <StackedChart title={`Cost per day by ${groupBy} (USD)`} data={cost.data} groups={cost.groups} format={formatUsd} />
             <StackedChart title={`Tokens per day by ${groupBy}`} data={tokens.data} groups={tokens.groups} format={formatTokens} />
@@ -86,10 +97,10 @@ export default function UsagePage() {
                   <XAxis dataKey="day" tick={axis} tickFormatter={(d: string) => d.slice(8)} />
                   <YAxis tick={axis} tickFormatter={(n: number) => formatMs(n)} width={72} />
                   <Tooltip {...tooltipProps} formatter={(v) => formatMs(Number(v))} />
-                  <Legend />
+                  <Legend verticalAlign="top" />
                   {lat.providers.flatMap((p, i) => [
-                    <Line key={`${p}50`} dataKey={`${p} p50`} stroke={seriesColor(i)} dot={false} connectNulls isAnimationActive={false} />,
-                    <Line key={`${p}95`} dataKey={`${p} p95`} stroke={seriesColor(i)} strokeDasharray="4 3" dot={false} connectNulls isAnimationActive={false} />,
+                    <Line key={`${p}50`} dataKey={`${p} p50`} stroke={seriesColor(i)} dot={dot} connectNulls isAnimationActive={false} />,
+                    <Line key={`${p}95`} dataKey={`${p} p95`} stroke={seriesColor(i)} strokeDasharray="4 3" dot={dot} connectNulls isAnimationActive={false} />,
                   ])}
                 </LineChart>
               </ResponsiveContainer>
@@ -103,8 +114,8 @@ export default function UsagePage() {
                   {/* A rate never exceeds 100%; with no errors at all Recharts' default domain ran to 400%. */}
                   <YAxis tick={axis} tickFormatter={(n: number) => formatPercent(n)} width={56} domain={[0, (max: number) => (max > 0 ? Math.min(1, max) : 1)]} />
                   <Tooltip {...tooltipProps} formatter={(v) => formatPercent(Number(v))} />
-                  <Legend />
-                  {lat.providers.map((p, i) => <Line key={p} dataKey={`${p} errors`} name={p} stroke={seriesColor(i)} dot={false} connectNulls isAnimationActive={false} />)}
+                  <Legend verticalAlign="top" />
+                  {lat.providers.map((p, i) => <Line key={p} dataKey={`${p} errors`} name={p} stroke={seriesColor(i)} dot={dot} connectNulls isAnimationActive={false} />)}
                 </LineChart>
               </ResponsiveContainer>
             </figure>
