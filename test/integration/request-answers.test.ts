@@ -98,4 +98,34 @@ describe('the request log and provider health answer why', () => {
     expect((quota as Error).message).toContain(lastRow().error_message);
     expect(lastRow().error_message).toContain('monthly spend cap of $0.00001');
   });
+
+  it('the usage breakdown answers per model, provider and key (by name): requests, tokens, cost, errors, p50/p95', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const byModel = pb.patchbay.management.usageBreakdown({ from: today, to: today, group_by: 'model' }).data;
+    const together = byModel.find((r) => r.group?.startsWith('together/'))!;
+    expect(together.requests).toBeGreaterThan(0);
+    expect(together.cost_usd).toBeGreaterThan(0);
+    expect(together.prompt_tokens).toBeGreaterThan(0);
+    expect(together.p50_ms).toBeGreaterThan(0);
+    expect(together.p95_ms!).toBeGreaterThanOrEqual(together.p50_ms!);
+    // Refused before routing (the 503 and the 429 above): a group of their own, all errors.
+    const refused = byModel.find((r) => r.group === null)!;
+    expect(refused.errors).toBe(refused.requests);
+    const byProvider = pb.patchbay.management.usageBreakdown({ from: today, to: today, group_by: 'provider' }).data;
+    expect(byProvider.find((r) => r.group === 'openai')).toMatchObject({ errors: 3 });
+    const byKey = pb.patchbay.management.usageBreakdown({ from: today, to: today, group_by: 'key' }).data;
+    expect(byKey.map((r) => r.key_name).sort()).toEqual(['capped', 'default']);
+    const sum = byModel.reduce((total, r) => total + r.requests, 0);
+    expect(sum).toBe(usageRows(pb.patchbay).length);
+  });
+
+  it('the Keys list shows a capped key refusing, with what the refused request needed', () => {
+    const capped = pb.patchbay.management.listKeys().find((k) => k.name === 'capped')!;
+    expect(capped.cap_refusal).toMatchObject({ cap: 'usd' });
+    expect(capped.cap_refusal!.needed).toBeGreaterThan(0);
+    expect(capped.month_usage).toMatchObject({ reserved_usd: 0, reserved_tokens: 0 });
+    // Raising the cap far enough lifts the refusal at once.
+    pb.patchbay.management.updateKey(capped.id, { monthly_usd_cap: 10 });
+    expect(pb.patchbay.management.listKeys().find((k) => k.name === 'capped')!.cap_refusal).toBeNull();
+  });
 });
