@@ -53,6 +53,8 @@ export interface ProviderView {
   notice: string | null;
   /** The models configured for it (providers.NAME.models), as written: what an edit starts from. */
   models: ResolvedProvider['models'];
+  /** The environment variable that would carry its key (it wins over the keychain while set), or null. */
+  key_env: string | null;
 }
 
 /** One provider on the status page: its breaker and health over the health window, across its endpoints. */
@@ -192,6 +194,7 @@ export class ManagementService {
       secret_withheld: withheld !== null,
       notice: withheld ? `${withheld}.` : null,
       models: p.models,
+      key_env: p.apiKeyEnv ?? null,
     };
   }
 

@@ -12,7 +12,7 @@ afterEach(() => vi.unstubAllGlobals());
 
 const ollama: ProviderView = {
   name: 'ollama', protocol: 'openai', builtin: false, enabled: true, base_url: 'http://127.0.0.1:11434/v1',
-  key_source: 'none', requires_key: false, secret_withheld: false, notice: null, models: [],
+  key_source: 'none', requires_key: false, secret_withheld: false, notice: null, models: [], key_env: null,
 };
 
 function Card({ provider }: { provider: ProviderView }) {
@@ -41,5 +41,25 @@ describe("a user-defined provider's card", () => {
     const notice = 'The key was saved for http://127.0.0.1:11434 and is not sent to http://10.0.0.5:11434; run "patchbay providers set-key ollama".';
     render(<QueryClientProvider client={createQueryClient()}><Card provider={{ ...ollama, secret_withheld: true, notice }} /></QueryClientProvider>);
     expect(await screen.findByText(notice, { exact: false })).toBeTruthy();
+  });
+
+  it('keeps each provider\'s test result on its own card when several are tested', async () => {
+    const result = (ok: boolean, message: string) => () => json(200, { ok, status: ok ? 200 : 401, latency_ms: 12, message });
+    installFakeApi({ 'POST /api/providers/ollama/test': result(true, 'ollama answered'), 'POST /api/providers/groq/test': result(false, 'groq said the key is invalid') });
+    const groq = { ...ollama, name: 'groq', builtin: true };
+    render(<QueryClientProvider client={createQueryClient()}><Card provider={ollama} /><Card provider={groq} /></QueryClientProvider>);
+    for (const button of screen.getAllByRole('button', { name: 'Test' })) await userEvent.click(button);
+    expect(await screen.findByText(/ollama answered/)).toBeTruthy();
+    expect(await screen.findByText(/groq said the key is invalid/)).toBeTruthy();
+  });
+
+  it('says an environment variable keeps winning when a key is saved while it is set', async () => {
+    const openai = { ...ollama, name: 'openai', builtin: true, requires_key: true, key_source: 'env' as const, key_env: 'OPENAI_API_KEY' };
+    installFakeApi({ 'PUT /api/providers/openai/secret': () => json(200, openai) });
+    render(<QueryClientProvider client={createQueryClient()}><Card provider={openai} /></QueryClientProvider>);
+    expect(screen.getByText(/from OPENAI_API_KEY, which wins over the keychain/)).toBeTruthy();
+    await userEvent.type(screen.getByLabelText('API key'), 'sk-a-new-key-123');
+    await userEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText(/Saved to the keychain, but OPENAI_API_KEY is set .* keeps being used; the saved key takes over once Patchbay restarts without OPENAI_API_KEY/)).toBeTruthy();
   });
 });

@@ -1,6 +1,8 @@
+import { useMutation } from '@tanstack/react-query';
 import { Switch } from 'radix-ui';
+import { api } from '../../api/api-client.ts';
 import { useState } from 'react';
-import type { ProviderModelInput, ProviderView } from '../../api/types.ts';
+import type { CredentialTestResult, ProviderModelInput, ProviderView } from '../../api/types.ts';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { ErrorNote } from '../../components/query-state.tsx';
 import { formatMs } from '../../format/format-numbers.ts';
@@ -47,8 +49,8 @@ function ModelEditor({ provider, mutations, initial }: { provider: ProviderView;
 
 export function ProviderCard({ provider, mutations }: { provider: ProviderView; mutations: ProviderMutations }) {
   const [confirmRemove, setConfirmRemove] = useState(false);
-  const test = mutations.test;
-  const testedThis = test.variables === provider.name;
+  // A test of its own per card: testing five providers keeps five results on screen, not the last one.
+  const test = useMutation({ mutationFn: () => api.post<CredentialTestResult>(`/providers/${encodeURIComponent(provider.name)}/test`) });
   const switchId = `enabled-${provider.name}`;
   return (
     <section className="card provider-card" aria-labelledby={`p-${provider.name}`}>
@@ -65,15 +67,15 @@ export function ProviderCard({ provider, mutations }: { provider: ProviderView; 
       <SecretForm provider={provider} mutations={mutations} />
       <BaseUrlForm provider={provider} mutations={mutations} />
       <div className="row">
-        <button type="button" className="button" onClick={() => test.mutate(provider.name)} disabled={test.isPending && testedThis}>
-          {test.isPending && testedThis ? 'Testing…' : 'Test'}
+        <button type="button" className="button" onClick={() => test.mutate()} disabled={test.isPending}>
+          {test.isPending ? 'Testing…' : 'Test'}
         </button>
-        {testedThis && test.data ? (
+        {test.data ? (
           <span role="status" className={test.data.ok ? 'ok-text' : 'error-text'}>
             {test.data.ok ? 'Works' : 'Failed'}{test.data.status ? ` (${test.data.status})` : ''} in {formatMs(test.data.latency_ms)}: {test.data.message}
           </span>
         ) : null}
-        {testedThis && test.error ? <ErrorNote error={test.error} /> : null}
+        {test.error ? <ErrorNote error={test.error} /> : null}
         {!provider.builtin ? (
           <button type="button" className="button danger push-right" onClick={() => setConfirmRemove(true)}>Remove provider</button>
         ) : null}

@@ -30,13 +30,22 @@ export function SecretForm({ provider, mutations }: { provider: ProviderView; mu
     }
   };
 
+  const envName = provider.key_env ?? 'an environment variable';
   const state =
-    provider.key_source === 'keychain' ? 'set (from keychain)' : provider.key_source === 'env' ? 'set (from an environment variable, which overrides the keychain)' : provider.requires_key ? 'not set' : 'not needed';
+    provider.key_source === 'keychain'
+      ? `set (from the keychain${provider.key_env ? `; ${provider.key_env} is not set` : ''})`
+      : provider.key_source === 'env'
+        ? `set (from ${envName}, which wins over the keychain)`
+        : provider.requires_key
+          ? 'not set'
+          : 'not needed';
+  // A save while the variable is set changes nothing until Patchbay restarts without it: say so, not just "saved".
+  const savedNote = !saved ? null : provider.key_source === 'env' ? `Saved to the keychain, but ${envName} is set in Patchbay's environment and keeps being used; the saved key takes over once Patchbay restarts without ${envName}.` : 'Saved to the keychain; used from the next request on.';
   return (
     <form className="inline-form" onSubmit={submit} noValidate>
       <div className="label-line">
         <label htmlFor={id}>API key</label>
-        <span className="muted" aria-live="polite">{provider.secret_withheld ? 'withheld' : state}{saved && provider.key_source === 'keychain' ? ' · saved' : ''}</span>
+        <span className="muted">{provider.secret_withheld ? 'withheld' : state}</span>
       </div>
       <div className="row">
         <input id={id} name="secret" type="password" autoComplete="off" placeholder={provider.key_source === 'none' ? 'Paste the provider key' : 'Paste a new key to replace it'} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : undefined} />
@@ -46,6 +55,7 @@ export function SecretForm({ provider, mutations }: { provider: ProviderView; mu
         ) : null}
       </div>
       {error ? <span className="field-error" id={`${id}-error`}>{error}</span> : null}
+      <p role="status" className={provider.key_source === 'env' && saved ? 'warn-text' : 'muted'} hidden={!savedNote}>{savedNote}</p>
     </form>
   );
 }
