@@ -9,7 +9,12 @@ export interface BreakdownRow {
   group: string | null;
   /** The key's name (grouped by key; null otherwise or for requests without a key). */
   key_name: string | null;
+  /** Requests it answered (refused ones, for the null group). */
   requests: number;
+  /**
+   * Per model and provider: its failed attempts, those a fallback rescued included. Per key, and for
+   * requests refused before routing: failed requests.
+   */
   errors: number;
   prompt_tokens: number;
   completion_tokens: number;
@@ -67,6 +72,24 @@ export function usageBreakdown(db: PatchbayDatabase, range: UsageRange, groupBy:
     row.cache_read_tokens += r.cache_read_tokens;
     row.cost_usd += r.cost_usd;
     if (r.bucket !== null) entry.histogram.push([r.bucket, r.requests]);
+  }
+  // Per model and provider, errors are the failed attempts against it, whether or not a fallback
+  // rescued the request: a provider that failed every attempt it was given has a line of its own.
+  if (groupBy !== 'key') {
+    const attemptGroup = groupBy === 'model' ? "json_extract(a.value, '$.provider') || '/' || json_extract(a.value, '$.model')" : "json_extract(a.value, '$.provider')";
+    const failed = db
+      .prepare(
+        `SELECT ${attemptGroup} AS g, count(*) AS failed FROM usage u, json_each(u.attempts) a
+          WHERE u.ts >= ? AND u.ts < ? AND json_extract(a.value, '$.status') != 200 AND coalesce(json_extract(a.value, '$.error_type'), '') != 'cancelled'
+          GROUP BY 1`,
+      )
+      .all(range.from, range.to) as { g: string; failed: number }[];
+    const failedBy = new Map(failed.map((f) => [f.g, f.failed]));
+    for (const [group, entry] of groups) if (group !== null) entry.row.errors = failedBy.get(group) ?? 0;
+    for (const { g, failed: count } of failed) {
+      if (groups.has(g)) continue;
+      groups.set(g, { row: { group: g, key_name: null, requests: 0, errors: count, prompt_tokens: 0, completion_tokens: 0, cache_read_tokens: 0, cost_usd: 0, p50_ms: null, p95_ms: null }, histogram: [] });
+    }
   }
   const data = [...groups.values()].map(({ row, histogram }) => ({ ...row, p50_ms: percentile(histogram, 0.5), p95_ms: percentile(histogram, 0.95) }));
   data.sort((a, b) => b.cost_usd - a.cost_usd || b.requests - a.requests);

@@ -94,11 +94,11 @@ export default function KeysPage() {
                     </td>
                     <td className="actions">
                       {k.status !== 'revoked' ? (
-                        <>
+                        <div className="action-stack">
                           <button type="button" className="button small" onClick={() => setEditing(k)} aria-label={`Edit ${k.name}`}>Edit</button>
                           <button type="button" className="button small" onClick={() => rotate.mutate(k.id)} disabled={rotate.isPending}>Rotate</button>
                           <button type="button" className="button small danger" onClick={() => setRevoking(k)}>Revoke</button>
-                        </>
+                        </div>
                       ) : null}
                     </td>
                   </tr>

@@ -19,6 +19,7 @@ export const STATUS_FILTERS = [
   { value: 'error', label: 'errors' },
   { value: '429', label: '429 rate limited' },
   { value: '502', label: '502 upstream failed' },
+  { value: '503', label: '503 no provider' },
 ];
 
 export const NO_FILTERS: RequestFilters = { status: '', model: '', provider: '', key_id: '', from: '', to: '' };

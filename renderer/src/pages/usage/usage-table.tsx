@@ -5,9 +5,9 @@ import { groupLabel, NOT_ROUTED } from './group-label.ts';
 
 type SortKey = 'label' | 'requests' | 'errors' | 'prompt_tokens' | 'completion_tokens' | 'cache_read_tokens' | 'cost_usd' | 'p50_ms' | 'p95_ms';
 
-const COLUMNS: { key: SortKey; title: string; format: (row: BreakdownRow) => string }[] = [
-  { key: 'requests', title: 'Requests', format: (r) => formatTokens(r.requests) },
-  { key: 'errors', title: 'Errors', format: (r) => formatTokens(r.errors) },
+const COLUMNS: { key: SortKey; title: string; format: (row: BreakdownRow) => string; hint?: string }[] = [
+  { key: 'requests', title: 'Requests', format: (r) => formatTokens(r.requests), hint: 'Requests it answered' },
+  { key: 'errors', title: 'Errors', format: (r) => formatTokens(r.errors), hint: 'Failed attempts, including those a fallback rescued (per key: failed requests)' },
   { key: 'prompt_tokens', title: 'Input', format: (r) => formatTokens(r.prompt_tokens) },
   { key: 'completion_tokens', title: 'Output', format: (r) => formatTokens(r.completion_tokens) },
   { key: 'cache_read_tokens', title: 'Cached', format: (r) => formatTokens(r.cache_read_tokens) },
@@ -37,11 +37,11 @@ export function UsageTable({ breakdown }: { breakdown: UsageBreakdown }) {
   }, [breakdown, groupBy, sort]);
   const totalCost = breakdown.data.reduce((sum, r) => sum + r.cost_usd, 0);
 
-  const heading = (key: SortKey, title: string, numeric: boolean) => {
+  const heading = (key: SortKey, title: string, numeric: boolean, hint?: string) => {
     const active = sort.key === key;
     return (
       <th scope="col" key={key} className={numeric ? 'num' : undefined} aria-sort={active ? (sort.descending ? 'descending' : 'ascending') : 'none'}>
-        <button type="button" className="sort" onClick={() => setSort({ key, descending: active ? !sort.descending : key !== 'label' })}>
+        <button type="button" className="sort" title={hint} onClick={() => setSort({ key, descending: active ? !sort.descending : key !== 'label' })}>
           {title}
           <span aria-hidden="true" className="sort-mark">{active ? (sort.descending ? ' ▼' : ' ▲') : ''}</span>
         </button>
@@ -55,7 +55,7 @@ export function UsageTable({ breakdown }: { breakdown: UsageBreakdown }) {
         <thead>
           <tr>
             {heading('label', GROUP_TITLE[groupBy], false)}
-            {COLUMNS.map((c) => heading(c.key, c.title, true))}
+            {COLUMNS.map((c) => heading(c.key, c.title, true, c.hint))}
           </tr>
         </thead>
         <tbody>
