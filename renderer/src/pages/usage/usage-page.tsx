@@ -15,7 +15,7 @@ const axis = { stroke: 'var(--muted)', fontSize: 12 };
 // Above the legend (drawn on top of the chart), so a tooltip never hides behind it or it behind the tooltip.
 const tooltipProps = { contentStyle: { background: 'var(--surface)', border: '1px solid var(--border)', color: 'var(--text)' }, labelStyle: { color: 'var(--text)' }, wrapperStyle: { zIndex: 2 } };
 // Points on every line: a range with one day of data is one point per series, which a line alone does not draw.
-const dot = { r: 3 };
+const dot = (color: string) => ({ r: 3, fill: color, stroke: color });
 
 function StackedChart({ title, data, groups, format }: { title: string; data: Record<string, unknown>[]; groups: string[]; format: (n: number) => string }) {
   return (
@@ -99,8 +99,8 @@ export default function UsagePage() {
                   <Tooltip {...tooltipProps} formatter={(v) => formatMs(Number(v))} />
                   <Legend verticalAlign="top" />
                   {lat.providers.flatMap((p, i) => [
-                    <Line key={`${p}50`} dataKey={`${p} p50`} stroke={seriesColor(i)} dot={dot} connectNulls isAnimationActive={false} />,
-                    <Line key={`${p}95`} dataKey={`${p} p95`} stroke={seriesColor(i)} strokeDasharray="4 3" dot={dot} connectNulls isAnimationActive={false} />,
+                    <Line key={`${p}50`} dataKey={`${p} p50`} stroke={seriesColor(i)} dot={dot(seriesColor(i))} connectNulls isAnimationActive={false} />,
+                    <Line key={`${p}95`} dataKey={`${p} p95`} stroke={seriesColor(i)} strokeDasharray="4 3" dot={dot(seriesColor(i))} connectNulls isAnimationActive={false} />,
                   ])}
                 </LineChart>
               </ResponsiveContainer>
@@ -115,7 +115,7 @@ export default function UsagePage() {
                   <YAxis tick={axis} tickFormatter={(n: number) => formatPercent(n)} width={56} domain={[0, (max: number) => (max > 0 ? Math.min(1, max) : 1)]} />
                   <Tooltip {...tooltipProps} formatter={(v) => formatPercent(Number(v))} />
                   <Legend verticalAlign="top" />
-                  {lat.providers.map((p, i) => <Line key={p} dataKey={`${p} errors`} name={p} stroke={seriesColor(i)} dot={dot} connectNulls isAnimationActive={false} />)}
+                  {lat.providers.map((p, i) => <Line key={p} dataKey={`${p} errors`} name={p} stroke={seriesColor(i)} dot={dot(seriesColor(i))} connectNulls isAnimationActive={false} />)}
                 </LineChart>
               </ResponsiveContainer>
             </figure>
