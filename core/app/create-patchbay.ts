@@ -16,6 +16,7 @@ import { loadAdminToken } from './admin-token.ts';
 import { createRouter } from './create-router.ts';
 import type { Catalog } from '../catalog/load-catalog.ts';
 import { tightenPermissions } from './tighten-permissions.ts';
+import { announceServer, lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { reachableHostNames, resolveListenAddresses } from './listen-addresses.ts';
 import { seedHealth } from '../routing/seed-health.ts';
 import { KeychainSecretStore } from '../secrets/keychain-secret-store.ts';
@@ -45,6 +46,8 @@ export interface PatchbayOptions {
   dashboard?: { dir?: string; now?: () => number };
   /** Bytes of one upstream answer held in memory (defaults in upstream-limits.ts; tests set small ones). Process-wide. */
   limits?: Partial<UpstreamLimits>;
+  /** List this server among the user's running servers, so a CLI without --data-dir finds it (`patchbay serve`). */
+  announce?: boolean;
 }
 
 export interface Patchbay {
@@ -83,6 +86,17 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   const log = options.log ?? ((message: string) => console.error(message));
   const config = loadConfigFile(options.configPath ?? join(options.dataDir, 'config.json'), { required: options.configPath !== undefined });
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  // Before anything opens the database: one data dir, one server.
+  const lock = lockDataDir(options.dataDir);
+  try {
+    return await startPatchbay(options, log, config, lock);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+async function startPatchbay(options: PatchbayOptions, log: (message: string) => void, config: PatchbayConfig, lock: DataDirLock): Promise<Patchbay> {
   const permissionsNotice = tightenPermissions(options.dataDir);
   if (permissionsNotice) log(permissionsNotice);
   const host = options.host ?? config.host;
@@ -156,6 +170,8 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   // Lets the CLI find this server and manage it through its API while it runs.
   const serverFile = join(options.dataDir, 'server.json');
   writeFileSync(serverFile, JSON.stringify({ url, pid: process.pid }), { mode: 0o600 });
+  lock.listening(url, port);
+  const unannounce = options.announce ? announceServer(options.env ?? process.env, { url, data_dir: options.dataDir }) : () => undefined;
 
   let closing: Promise<void> | null = null;
   return {
@@ -182,6 +198,7 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
         const sweep = setInterval(() => server.closeIdleConnections(), 50);
         const deadline = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
         rmSync(serverFile, { force: true });
+        unannounce();
         events.close();
         server.close(async () => {
           clearInterval(sweep);
@@ -191,6 +208,7 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
           await usage.close();
           db.close();
           await closeTokenCounter();
+          lock.release();
           resolve();
         });
         server.closeIdleConnections();

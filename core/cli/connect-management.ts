@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { readVersion } from '../app/create-patchbay.ts';
 import { createRouter } from '../app/create-router.ts';
 import { loadAdminToken } from '../app/admin-token.ts';
-import { resolveDataDir } from '../config/data-dir.ts';
+import { findDataDir } from './find-data-dir.ts';
 import { loadConfigFile } from '../config/load-config.ts';
 import { KeyStore } from '../keys/key-store.ts';
 import { createKeySchema, explainRouteSchema, keySettingsSchema, providerSecretSchema, routingSettingsSchema } from '../management/management-schemas.ts';
@@ -46,8 +46,8 @@ export interface ManagementConnection {
  * authenticated with DATA_DIR/admin-token); when none runs, it opens the same ManagementService on
  * the data dir directly. Either way each command runs the one implementation behind /api.
  */
-export async function connectManagement(values: { 'data-dir'?: string; config?: string }, env: NodeJS.ProcessEnv): Promise<ManagementConnection> {
-  const dataDir = values['data-dir'] ?? resolveDataDir(env);
+export async function connectManagement(values: { 'data-dir'?: string; config?: string }, env: NodeJS.ProcessEnv, say?: (message: string) => void): Promise<ManagementConnection> {
+  const dataDir = findDataDir(values, env, say);
   const serverFile = join(dataDir, 'server.json');
   if (existsSync(serverFile)) {
     try {
@@ -94,8 +94,8 @@ export interface SignInLink {
  * server.json, or nothing answers at its address): sessions live in the server's memory, so
  * there is nothing to sign in to without it.
  */
-export async function requestSignInLink(values: { 'data-dir'?: string }, env: NodeJS.ProcessEnv): Promise<SignInLink | null> {
-  const dataDir = values['data-dir'] ?? resolveDataDir(env);
+export async function requestSignInLink(values: { 'data-dir'?: string }, env: NodeJS.ProcessEnv, say?: (message: string) => void): Promise<SignInLink | null> {
+  const dataDir = findDataDir(values, env, say);
   const serverFile = join(dataDir, 'server.json');
   if (!existsSync(serverFile)) return null;
   let url: string;

@@ -4,6 +4,7 @@ import type { KeyView } from '../management/management-service.ts';
 import { commandHelp } from './command-help.ts';
 import { connectManagement } from './connect-management.ts';
 import { formatTable } from './format-table.ts';
+import { formatUsd } from './format-usd.ts';
 import { parseCommand, UsageError, type CliIo } from './run-cli.ts';
 
 const SETTING_FLAGS = {
@@ -47,7 +48,7 @@ export async function runKeysCommand(args: string[], io: CliIo): Promise<number>
   const id = positionals[0];
   if (['update', 'rotate', 'revoke'].includes(action!) && !id) throw new UsageError(`keys ${action} needs the key id (see "patchbay keys list").`);
   if (action === 'create' && !values.name) throw new UsageError('keys create needs --name NAME (a label to recognise the key by).');
-  const connection = await connectManagement(values, io.env);
+  const connection = await connectManagement(values, io.env, io.err);
   const { management } = connection;
   try {
     switch (action) {
@@ -99,7 +100,7 @@ function formatKeys(list: KeyView[]): string {
     limit(k.tpm_limit, '/min'),
     limit(k.monthly_token_cap),
     k.monthly_usd_cap === null ? '-' : `$${k.monthly_usd_cap}`,
-    `${k.month_usage.tokens} / $${k.month_usage.usd.toFixed(4)}`,
+    `${k.month_usage.tokens} / ${formatUsd(k.month_usage.usd)}`,
   ]);
   return formatTable(['ID', 'NAME', 'KEY', 'STATUS', 'CREATED', 'EXPIRES', 'MODELS', 'RPM', 'TPM', 'TOKEN CAP', 'USD CAP', 'THIS MONTH'], rows);
 }

@@ -14,7 +14,7 @@ export async function runProvidersCommand(args: string[], io: CliIo): Promise<nu
   // Read the secret before connecting, so nothing else is waiting on the terminal.
   const secret = action === 'set-key' ? (await (io.stdin ?? readStdin)()).trim() : '';
   if (action === 'set-key') validateBody(providerSecretSchema, { secret });
-  const connection = await connectManagement(values, io.env);
+  const connection = await connectManagement(values, io.env, io.err);
   try {
     const { management } = connection;
     if (action === 'list') {

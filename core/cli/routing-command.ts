@@ -19,7 +19,7 @@ export async function runRoutingCommand(args: string[], io: CliIo): Promise<numb
     'max-tokens': { type: 'string' },
     key: { type: 'string' },
   });
-  const connection = await connectManagement(values, io.env);
+  const connection = await connectManagement(values, io.env, io.err);
   try {
     const { management } = connection;
     if (action === 'pause' || action === 'resume') {

@@ -1,6 +1,9 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/load-config.ts';
 import { PatchbayError } from '../errors/patchbay-error.ts';
+import { DataDirInUseError } from '../app/data-dir-lock.ts';
+import { findPortHolder } from '../app/find-port-holder.ts';
+import { withCommandName } from './invoked-as.ts';
 import { commandHelp, wantsHelp } from './command-help.ts';
 import { runKeysCommand } from './keys-command.ts';
 import { runProvidersCommand } from './providers-command.ts';
@@ -61,7 +64,8 @@ const defaultIo: CliIo = {
 };
 
 /** Runs one CLI invocation; returns the exit code. Errors a user can fix are one clear line, not a stack. */
-export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<number> {
+export async function runCli(argv: string[], given: CliIo = defaultIo): Promise<number> {
+  const io = withCommandName(given);
   const [command, ...rest] = argv;
   // Help comes before any other check, so "keys create --help" never asks for --name first.
   const help = command === 'help' ? commandHelp(rest[0] ?? '', rest[1]) : wantsHelp(rest) ? commandHelp(command ?? '', rest[0]) : null;
@@ -103,8 +107,15 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
       io.err(`${(error as Error).message}\n`);
       return 2;
     }
+    if (error instanceof DataDirInUseError) {
+      io.err(`${error.message}\n`);
+      return 1;
+    }
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      io.err(`The port is already in use: another Patchbay may be running. Stop it, or start with --port N.\n`);
+      const port = (error as NodeJS.ErrnoException & { port?: number }).port;
+      const holder = port ? await findPortHolder(port) : null;
+      const who = holder ? `${holder.name ?? 'a process'} (pid ${holder.pid})` : 'another program';
+      io.err(`Port ${port ?? '(unknown)'} is already in use by ${who}. Stop it, or start Patchbay with --port N (or set "port" in config.json).\n`);
       return 1;
     }
     throw error;

@@ -1,5 +1,6 @@
 import { resolveDataDir } from '../config/data-dir.ts';
 import { createPatchbay } from '../app/create-patchbay.ts';
+import type { ProviderView } from '../management/management-service.ts';
 import { parseCommand, UsageError, type CliIo } from './run-cli.ts';
 
 export async function runServeCommand(args: string[], io: CliIo): Promise<number> {
@@ -18,6 +19,7 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
     env: io.env,
     keychainService: io.env.PATCHBAY_KEYCHAIN_SERVICE || undefined,
     log: (message) => io.err(`${message}\n`),
+    announce: true,
   });
   if (patchbay.firstKey) {
     io.err(
@@ -26,6 +28,7 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
     );
   }
   for (const url of patchbay.urls) io.out(`Patchbay listening on ${url}/v1\n`);
+  io.out(describeProviderKeys(patchbay.management.listProviders()));
   // The sign-in code travels in the URL fragment, which browsers never send to a server or log.
   io.out(`Dashboard: ${patchbay.url}/ui/\nSign in: ${patchbay.createSignInUrl()}\n`);
   if (patchbay.exposed) {
@@ -40,10 +43,33 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
       io.err(`${signal}: finishing in-flight requests and saving usage...\n`);
-      patchbay.close().then(resolve, resolve);
+      patchbay.close().then(
+        () => {
+          io.err('Patchbay stopped.\n');
+          resolve();
+        },
+        (error: unknown) => {
+          io.err(`Patchbay stopped, but not cleanly: ${error instanceof Error ? error.message : String(error)}\n`);
+          resolve();
+        },
+      );
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
   return 0;
+}
+
+/**
+ * The start's word on provider keys (the dashboard's banner says the same): which enabled providers
+ * can answer and where each key comes from, and which still need one.
+ */
+export function describeProviderKeys(providers: ProviderView[]): string {
+  const enabled = providers.filter((p) => p.enabled);
+  const ready = enabled.filter((p) => p.key_source !== 'none' && !p.secret_withheld).map((p) => `${p.name} (${p.key_source === 'env' ? (p.key_env ?? 'environment') : 'keychain'})`);
+  const keyless = enabled.filter((p) => !p.requires_key && p.key_source === 'none').map((p) => p.name);
+  const missing = enabled.filter((p) => p.requires_key && (p.key_source === 'none' || p.secret_withheld)).map((p) => p.name);
+  const lines = [`Providers with a key: ${ready.length ? ready.join(', ') : 'none yet'}${keyless.length ? `; needing none: ${keyless.join(', ')}` : ''}.`];
+  if (missing.length) lines.push(`Without a key: ${missing.join(', ')} (add one with "patchbay providers set-key NAME", the dashboard's Providers page, or the provider's environment variable).`);
+  return `${lines.join('\n')}\n`;
 }

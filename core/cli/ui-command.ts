@@ -9,7 +9,7 @@ import { parseCommand, type CliIo } from './run-cli.ts';
  */
 export async function runUiCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseCommand(args, { 'no-open': { type: 'boolean' } });
-  const link = await requestSignInLink(values, io.env);
+  const link = await requestSignInLink(values, io.env, io.err);
   if (!link) {
     io.err('Patchbay is not running, so there is no dashboard to open: start it with npm start (or "patchbay serve"), then run "patchbay ui" again.\n');
     return 1;

@@ -1,6 +1,7 @@
 import { currentMonth, monthRange } from '../usage/usage-store.ts';
 import { connectManagement } from './connect-management.ts';
 import { formatTable } from './format-table.ts';
+import { formatUsd } from './format-usd.ts';
 import { parseCommand, UsageError, type CliIo } from './run-cli.ts';
 
 const GROUPS = ['model', 'provider', 'key', 'day'] as const;
@@ -17,7 +18,7 @@ export async function runUsageCommand(args: string[], io: CliIo): Promise<number
   if (!(GROUPS as readonly string[]).includes(by)) throw new UsageError(`--by must be one of ${GROUPS.join(', ')}, not "${by}".`);
   const format = values.export as string | undefined;
   if (format !== undefined && format !== 'csv' && format !== 'json') throw new UsageError(`--export must be csv or json, not "${format}".`);
-  const connection = await connectManagement(values, io.env);
+  const connection = await connectManagement(values, io.env, io.err);
   try {
     if (format) {
       io.out(await connection.management.exportUsage(month, format));
@@ -49,13 +50,13 @@ export async function runUsageCommand(args: string[], io: CliIo): Promise<number
     // CACHE READ / CACHE WRITE are parts of PROMPT, REASONING a part of COMPLETION (not additions).
     const cells = (label: string, r: typeof total) => [
       label, String(r.requests), String(r.errors), String(r.prompt_tokens), String(r.cache_read_tokens), String(r.cache_write_tokens),
-      String(r.completion_tokens), String(r.reasoning_tokens), String(r.total_tokens), `$${r.cost_usd.toFixed(4)}`,
+      String(r.completion_tokens), String(r.reasoning_tokens), String(r.total_tokens), formatUsd(r.cost_usd),
     ];
     io.out(`Usage for ${month} (UTC), by ${by}\n`);
     io.out(
       formatTable(
         [by.toUpperCase(), 'REQUESTS', 'ERRORS', 'PROMPT', 'CACHE READ', 'CACHE WRITE', 'COMPLETION', 'REASONING', 'TOTAL', 'COST'],
-        [...summary.rows.map((r) => cells(r.group ?? '(none)', r)), cells('TOTAL', total)],
+        [...summary.rows.map((r) => cells(r.group ?? (by === 'key' ? 'no key' : 'refused before routing'), r)), cells('TOTAL', total)],
       ),
     );
     return 0;
