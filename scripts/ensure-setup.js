@@ -12,7 +12,7 @@
 // Chromium for the browser tests), installed with apt-get when run as root, else named in one line;
 // (4) the command, run by that Node (in a private D-Bus session with gnome-keyring where the
 // machine's session offers no Secret Service).
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
@@ -199,7 +199,10 @@ if (mode === 'test' && process.platform === 'linux' && !hasSecretService && keyc
 // in DATA_DIR/keyring-password (0600). So "providers set-key" works and its secrets survive
 // restarts. That keyring is exactly as private as the data dir: whoever can read the data dir can
 // read the password and so the secrets (README "Development" says so).
-if (mode === 'start' && process.platform === 'linux' && !hasSecretService && keychainPackages) {
+// Commands that never read a provider secret (ui, keys, usage, version, help) get no keyring: one
+// made for them would land in the default data dir even when the server runs on another.
+const needsKeyring = mode === 'start' && !['ui', 'keys', 'usage', 'version', '--version', '-v', 'help', '--help', '-h', undefined].includes(rest[0]);
+if (needsKeyring && process.platform === 'linux' && !hasSecretService && keychainPackages) {
   const dataDir = dataDirFromArgs(rest, env);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const passwordFile = join(dataDir, 'keyring-password');
@@ -214,7 +217,38 @@ if (mode === 'start' && process.platform === 'linux' && !hasSecretService && key
   ];
 }
 
-const result = spawnSync(command[0], command.slice(1), { stdio: 'inherit', env, cwd: root });
-if (env.XDG_DATA_HOME && env.XDG_DATA_HOME !== process.env.XDG_DATA_HOME) rmSync(env.XDG_DATA_HOME, { recursive: true, force: true });
-if (result.error) throw result.error;
-process.exit(result.status ?? (result.signal ? 1 : 0));
+const cleanUp = () => {
+  if (env.XDG_DATA_HOME && env.XDG_DATA_HOME !== process.env.XDG_DATA_HOME) rmSync(env.XDG_DATA_HOME, { recursive: true, force: true });
+};
+if (command[0] !== 'dbus-run-session') {
+  const result = spawnSync(command[0], command.slice(1), { stdio: 'inherit', env, cwd: root });
+  cleanUp();
+  if (result.error) throw result.error;
+  process.exit(result.status ?? (result.signal ? 1 : 0));
+} else {
+  // dbus-daemon prints "Failed to set fd limit to 65536: Operation not permitted" on every start
+  // where it may not raise its limit (any non-root user, a container): harmless, and it reads as
+  // an error. Its stderr is passed through without that line; everything else as it comes.
+  const child = spawn(command[0], command.slice(1), { stdio: ['inherit', 'inherit', 'pipe'], env, cwd: root });
+  let pending = '';
+  const noise = /^dbus-daemon\[\d+\]: .*Failed to set fd limit/;
+  child.stderr.on('data', (chunk) => {
+    const lines = (pending + chunk).split('\n');
+    pending = lines.pop();
+    const kept = lines.filter((line) => !noise.test(line));
+    if (kept.length) process.stderr.write(`${kept.join('\n')}\n`);
+  });
+  // Ctrl-C reaches the whole process group: Patchbay finishes its requests and says "stopped"; this
+  // launcher waits for it instead of leaving first. A signal sent to the launcher alone is passed on.
+  process.on('SIGINT', () => undefined);
+  for (const signal of ['SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+  child.on('error', (error) => {
+    cleanUp();
+    throw error;
+  });
+  child.on('close', (code, signal) => {
+    if (pending && !noise.test(pending)) process.stderr.write(pending);
+    cleanUp();
+    process.exit(code ?? (signal ? 1 : 0));
+  });
+}
