@@ -145,6 +145,9 @@ const MIGRATIONS: string[] = [
    ALTER TABLE usage ADD COLUMN cache_write_5m_tokens INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE usage ADD COLUMN cache_write_1h_tokens INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE usage ADD COLUMN reasoning_tokens INTEGER NOT NULL DEFAULT 0;`,
+  // What translation dropped or changed for the answering endpoint (issue 20): JSON
+  // {"dropped": [...], "adjusted": [...]}, NULL when nothing was (and on old rows).
+  `ALTER TABLE usage ADD COLUMN adjustments TEXT;`,
   // Why a request failed, in the words its answer gave the client (a 503 no_eligible_provider says
   // which breakers are open, a 429 insufficient_quota the cap and what was used), and whether a
   // fallback served it (an endpoint after one that failed): the request log shows both (issue 25).

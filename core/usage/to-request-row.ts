@@ -1,3 +1,4 @@
+import type { AdjustmentsRecord } from '../protocols/neutral/adjustments.ts';
 import type { UsageRecord } from './usage-store.ts';
 import type { AttemptView, RequestRow } from './usage-views.ts';
 
@@ -27,8 +28,14 @@ export interface StoredUsageRow {
   first_byte_ms: number | null;
   route_reason: string | null;
   attempts: string;
+  adjustments: string | null;
   error_message: string | null;
   fallback: number;
+}
+
+/** The row's adjustments column (JSON text or NULL) as the API answers it. */
+export function parseAdjustments(text: string | null | undefined): AdjustmentsRecord | null {
+  return text ? (JSON.parse(text) as AdjustmentsRecord) : null;
 }
 
 export function storedToRequestRow(row: StoredUsageRow): RequestRow {
@@ -56,6 +63,7 @@ export function storedToRequestRow(row: StoredUsageRow): RequestRow {
     first_byte_ms: row.first_byte_ms,
     route_reason: row.route_reason,
     attempts: JSON.parse(row.attempts) as AttemptView[],
+    adjustments: parseAdjustments(row.adjustments),
     error_message: row.error_message,
     fallback: row.fallback === 1,
   };
@@ -87,6 +95,7 @@ export function recordToRequestRow(record: UsageRecord, keyName: string | null):
     first_byte_ms: record.firstByteMs,
     route_reason: record.routeReason ?? null,
     attempts: record.attempts satisfies AttemptView[],
+    adjustments: record.adjustments ?? null,
     error_message: record.errorMessage ?? null,
     fallback: record.fallback ?? false,
   };

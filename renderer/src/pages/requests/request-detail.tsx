@@ -3,6 +3,7 @@ import { api } from '../../api/api-client.ts';
 import type { RequestRow } from '../../api/types.ts';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
 import { ErrorNote } from '../../components/query-state.tsx';
+import { RequestAdjustments } from './request-adjustments.tsx';
 import { formatDateTime, formatMs, formatTokens, formatUsd } from '../../format/format-numbers.ts';
 
 /** One request: its attempts in order and why it was routed that way. */
@@ -35,6 +36,7 @@ export function RequestDetail({ row, onClose }: { row: RequestRow | null; onClos
           ) : null}
           <h3>Route reason</h3>
           <p>{r.route_reason ?? (r.status >= 400 ? 'Not routed: the request was refused before any provider was tried.' : '—')}</p>
+          <RequestAdjustments adjustments={r.adjustments} />
           <h3>Attempts</h3>
           {r.attempts.length === 0 ? <p className="muted">No provider was tried.</p> : null}
           <div className="table-wrap" hidden={r.attempts.length === 0}>
