@@ -82,7 +82,8 @@ describe('the usage API the dashboard reads (/api/usage/*, /api/status)', () => 
     const { body } = await api('/status');
     expect(body.base_url).toBe(`${pb.patchbay.url}/v1`);
     const openai = body.providers.find((p: { name: string }) => p.name === 'openai');
-    expect(openai).toMatchObject({ enabled: true, key_source: 'env', breaker: 'closed', samples: 3, error_rate: 0 });
+    // Every attempt counts, the upstream's 400 included (as in /usage/latency): the breaker stays closed, the error rate says 1 in 4, and the last error is kept.
+    expect(openai).toMatchObject({ enabled: true, key_source: 'env', breaker: 'closed', samples: 4, error_rate: 0.25, last_error: { status: 400, model: 'gpt-4o' } });
     expect(openai.latency_p50_ms).toBeGreaterThan(0);
     expect(body.providers.find((p: { name: string }) => p.name === 'anthropic')).toMatchObject({ samples: 0, latency_p50_ms: null, error_rate: null });
   });

@@ -114,7 +114,11 @@ describe('usage queries on 20,000 generated rows equal a straightforward SQL com
       { filter: { status: 'error' as const }, sql: 'AND status >= 400' },
       { filter: { status: 'ok' as const, provider: 'groq' }, sql: "AND status < 400 AND provider = 'groq'" },
       { filter: { status: 429, keyId: keyIds[2] }, sql: `AND status = 429 AND key_id = '${keyIds[2]}'` },
-      { filter: { model: 'openai-model-3' }, sql: "AND model = 'openai-model-3'" },
+      // The model filter matches the model asked for (with or without a :strategy suffix), the provider's id, or provider/model.
+      {
+        filter: { model: 'openai-model-3' },
+        sql: "AND (model = 'openai-model-3' OR requested_model = 'openai-model-3' OR requested_model LIKE 'openai-model-3:%' OR provider || '/' || model = 'openai-model-3')",
+      },
     ];
     const sharedTs = db.prepare('SELECT count(*) FROM (SELECT ts FROM usage WHERE ts >= ? AND ts < ? GROUP BY ts HAVING count(*) > 1)').pluck().get(range.from, range.to) as number;
     expect(sharedTs).toBeGreaterThan(0);
@@ -151,7 +155,7 @@ describe('usage queries on 20,000 generated rows equal a straightforward SQL com
     db.close();
     // Back to schema 4 (no rollups, no route_reason, no cache and reasoning columns), as a database from before these versions.
     const old = new Database(join(dir, 'patchbay.db'));
-    old.exec(`ALTER TABLE usage DROP COLUMN cache_read_tokens; ALTER TABLE usage DROP COLUMN cache_write_5m_tokens; ALTER TABLE usage DROP COLUMN cache_write_1h_tokens; ALTER TABLE usage DROP COLUMN reasoning_tokens; ALTER TABLE usage DROP COLUMN adjustments;
+    old.exec(`ALTER TABLE usage DROP COLUMN cache_read_tokens; ALTER TABLE usage DROP COLUMN cache_write_5m_tokens; ALTER TABLE usage DROP COLUMN cache_write_1h_tokens; ALTER TABLE usage DROP COLUMN reasoning_tokens; ALTER TABLE usage DROP COLUMN adjustments; ALTER TABLE usage DROP COLUMN error_message; ALTER TABLE usage DROP COLUMN fallback;
       DROP TABLE usage_daily; DROP TABLE usage_daily_keys; DROP TABLE usage_hourly; DROP TABLE usage_hourly_keys; DROP TABLE usage_latency_daily;
       DROP INDEX usage_request_id; DROP INDEX usage_provider_ts; DROP INDEX usage_model_ts; DROP INDEX usage_status_ts;
       ALTER TABLE usage DROP COLUMN route_reason; PRAGMA user_version = 4;`);
