@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { BREAKDOWN_ROLLUPS } from './usage-rollups.ts';
 
 export type PatchbayDatabase = Database.Database;
 
@@ -153,6 +154,25 @@ const MIGRATIONS: string[] = [
   // fallback served it (an endpoint after one that failed): the request log shows both (issue 25).
   `ALTER TABLE usage ADD COLUMN error_message TEXT;
    ALTER TABLE usage ADD COLUMN fallback INTEGER NOT NULL DEFAULT 0;`,
+  // The Usage page's tables (issue 25) per model and per key: sums, cached tokens and a latency
+  // histogram per day, so a month's table is read from a few hundred rows, not by scanning the
+  // usage table on the request thread (300,000 rows took seconds). bucket is the latency bucket of
+  // successful requests (as usage_latency_daily's), -1 for failed ones. Failed attempts per model
+  // (fallbacks' rescued ones included) have a table of their own. Both filled from the rows there.
+  // (Dropped first: a test that winds a database back to an older schema runs this again.)
+  `DROP TABLE IF EXISTS usage_breakdown_daily;
+   DROP TABLE IF EXISTS usage_failed_attempts_daily;
+   CREATE TABLE usage_breakdown_daily (
+     day INTEGER NOT NULL, kind TEXT NOT NULL, grp TEXT NOT NULL, bucket INTEGER NOT NULL,
+     requests INTEGER NOT NULL, errors INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL,
+     cache_read_tokens INTEGER NOT NULL, cost_usd REAL NOT NULL,
+     PRIMARY KEY (day, kind, grp, bucket)
+   ) WITHOUT ROWID;
+   CREATE TABLE usage_failed_attempts_daily (
+     day INTEGER NOT NULL, provider TEXT NOT NULL, model TEXT NOT NULL, failures INTEGER NOT NULL,
+     PRIMARY KEY (day, provider, model)
+   ) WITHOUT ROWID;
+   ${BREAKDOWN_ROLLUPS.map((sql) => `${sql.replace(/(u\.)?id > \?/, '1')};`).join('\n')}`,
 ];
 
 /** Opens (creating if needed) the SQLite file in the data dir, in WAL mode, migrated to the latest schema. */

@@ -5,7 +5,7 @@ export type BreakdownGroup = 'model' | 'provider' | 'key';
 
 /** One line of the Usage page's tables: a model, provider or key over the chosen range. */
 export interface BreakdownRow {
-  /** "provider/model", the provider, or the key id; null for requests refused before any provider was tried. */
+  /** "provider/model", the provider, or the key id; null for requests refused before any provider was tried (or, per key, sent without one). */
   group: string | null;
   /** The key's name (grouped by key; null otherwise or for requests without a key). */
   key_name: string | null;
@@ -31,67 +31,63 @@ export interface UsageBreakdown {
   data: BreakdownRow[];
 }
 
-const GROUP_EXPRESSION: Record<BreakdownGroup, string> = {
-  model: "CASE WHEN model IS NULL THEN NULL ELSE provider || '/' || model END",
-  provider: 'provider',
-  key: 'key_id',
-};
+const DAY_MS = 86_400_000;
+
+interface Entry {
+  row: BreakdownRow;
+  histogram: Map<number, number>;
+}
 
 /**
- * Totals and latency percentiles per model, provider or key over a range. It reads the usage table
- * through its ts index (the rollups keep neither cached tokens nor latency per model), one grouped
- * pass that returns one row per group and latency bucket: the percentiles are folded here from
- * those histograms, so no latency list is ever held in memory.
+ * Totals and latency percentiles per model, provider or key over a range, from the daily breakdown
+ * rollups (usage_breakdown_daily, usage_failed_attempts_daily): their size grows with the days and
+ * groups, not with the requests, so the page costs the request thread nothing noticeable. A
+ * provider's line folds its models' lines (bucket by bucket, so its percentiles stay exact to a bucket).
  */
 export function usageBreakdown(db: PatchbayDatabase, range: UsageRange, groupBy: BreakdownGroup): UsageBreakdown {
+  const days = [range.from / DAY_MS, range.to / DAY_MS];
   const rows = db
     .prepare(
-      `SELECT ${GROUP_EXPRESSION[groupBy]} AS g,
-              CASE WHEN status < 400 THEN CAST(ceil(log2(max(latency_ms, 1)) * 8) AS INTEGER) END AS bucket,
-              count(*) AS requests, sum(status >= 400) AS errors, sum(prompt_tokens) AS prompt_tokens,
+      `SELECT grp, bucket, sum(requests) AS requests, sum(errors) AS errors, sum(prompt_tokens) AS prompt_tokens,
               sum(completion_tokens) AS completion_tokens, sum(cache_read_tokens) AS cache_read_tokens, sum(cost_usd) AS cost_usd
-         FROM usage WHERE ts >= ? AND ts < ? GROUP BY 1, 2 ORDER BY 1, 2`,
+         FROM usage_breakdown_daily WHERE day >= ? AND day < ? AND kind = ? GROUP BY 1, 2`,
     )
-    .all(range.from, range.to) as { g: string | null; bucket: number | null; requests: number; errors: number; prompt_tokens: number; completion_tokens: number; cache_read_tokens: number; cost_usd: number }[];
+    .all(...days, groupBy === 'key' ? 'key' : 'model') as { grp: string; bucket: number; requests: number; errors: number; prompt_tokens: number; completion_tokens: number; cache_read_tokens: number; cost_usd: number }[];
   const names = groupBy === 'key' ? new Map((db.prepare('SELECT id, name FROM api_keys').all() as { id: string; name: string }[]).map((k) => [k.id, k.name])) : null;
-  const groups = new Map<string | null, { row: BreakdownRow; histogram: [number, number][] }>();
-  for (const r of rows) {
-    let entry = groups.get(r.g);
-    if (!entry) {
-      entry = {
-        row: { group: r.g, key_name: r.g === null ? null : (names?.get(r.g) ?? null), requests: 0, errors: 0, prompt_tokens: 0, completion_tokens: 0, cache_read_tokens: 0, cost_usd: 0, p50_ms: null, p95_ms: null },
-        histogram: [],
-      };
-      groups.set(r.g, entry);
+  const groupOf = (grp: string): string | null => (grp === '' ? null : groupBy === 'provider' ? grp.slice(0, grp.indexOf('/')) || null : grp);
+  const groups = new Map<string | null, Entry>();
+  const entry = (group: string | null): Entry => {
+    let found = groups.get(group);
+    if (!found) {
+      const key_name = groupBy === 'key' && group !== null ? (names!.get(group) ?? null) : null;
+      found = { row: { group, key_name, requests: 0, errors: 0, prompt_tokens: 0, completion_tokens: 0, cache_read_tokens: 0, cost_usd: 0, p50_ms: null, p95_ms: null }, histogram: new Map() };
+      groups.set(group, found);
     }
-    const row = entry.row;
+    return found;
+  };
+  for (const r of rows) {
+    const { row, histogram } = entry(groupOf(r.grp));
     row.requests += r.requests;
     row.errors += r.errors;
     row.prompt_tokens += r.prompt_tokens;
     row.completion_tokens += r.completion_tokens;
     row.cache_read_tokens += r.cache_read_tokens;
     row.cost_usd += r.cost_usd;
-    if (r.bucket !== null) entry.histogram.push([r.bucket, r.requests]);
+    if (r.bucket >= 0) histogram.set(r.bucket, (histogram.get(r.bucket) ?? 0) + r.requests);
   }
   // Per model and provider, errors are the failed attempts against it, whether or not a fallback
   // rescued the request: a provider that failed every attempt it was given has a line of its own.
   if (groupBy !== 'key') {
-    const attemptGroup = groupBy === 'model' ? "json_extract(a.value, '$.provider') || '/' || json_extract(a.value, '$.model')" : "json_extract(a.value, '$.provider')";
+    for (const group of groups.keys()) if (group !== null) groups.get(group)!.row.errors = 0;
     const failed = db
-      .prepare(
-        `SELECT ${attemptGroup} AS g, count(*) AS failed FROM usage u, json_each(u.attempts) a
-          WHERE u.ts >= ? AND u.ts < ? AND json_extract(a.value, '$.status') != 200 AND coalesce(json_extract(a.value, '$.error_type'), '') != 'cancelled'
-          GROUP BY 1`,
-      )
-      .all(range.from, range.to) as { g: string; failed: number }[];
-    const failedBy = new Map(failed.map((f) => [f.g, f.failed]));
-    for (const [group, entry] of groups) if (group !== null) entry.row.errors = failedBy.get(group) ?? 0;
-    for (const { g, failed: count } of failed) {
-      if (groups.has(g)) continue;
-      groups.set(g, { row: { group: g, key_name: null, requests: 0, errors: count, prompt_tokens: 0, completion_tokens: 0, cache_read_tokens: 0, cost_usd: 0, p50_ms: null, p95_ms: null }, histogram: [] });
-    }
+      .prepare(`SELECT provider, model, sum(failures) AS failures FROM usage_failed_attempts_daily WHERE day >= ? AND day < ? GROUP BY 1, 2`)
+      .all(...days) as { provider: string; model: string; failures: number }[];
+    for (const f of failed) entry(groupBy === 'provider' ? f.provider : `${f.provider}/${f.model}`).row.errors += f.failures;
   }
-  const data = [...groups.values()].map(({ row, histogram }) => ({ ...row, p50_ms: percentile(histogram, 0.5), p95_ms: percentile(histogram, 0.95) }));
+  const data = [...groups.values()].map(({ row, histogram }) => {
+    const sorted = [...histogram].sort((a, b) => a[0] - b[0]);
+    return { ...row, p50_ms: percentile(sorted, 0.5), p95_ms: percentile(sorted, 0.95) };
+  });
   data.sort((a, b) => b.cost_usd - a.cost_usd || b.requests - a.requests);
   return { group_by: groupBy, data };
 }
