@@ -95,7 +95,7 @@ describe('the dashboard in a real browser, against the real Patchbay', { timeout
     await together.getByText('not set', { exact: true }).waitFor();
     await together.getByLabel('API key').fill(secret);
     await together.getByRole('button', { name: 'Save', exact: true }).click();
-    await together.getByText(/^set \(from keychain\)/).waitFor();
+    await together.getByText(/^set \(from the keychain/).waitFor();
     expect(await together.getByLabel('API key').inputValue()).toBe('');
     // The page's later answers: every page, each fetching what it shows, and a provider test.
     await together.getByRole('button', { name: 'Test' }).click();
