@@ -1,7 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { PatchbayError, RateLimitError } from '../errors/patchbay-error.ts';
 
 export const SESSION_COOKIE = 'patchbay_session';
+/** The header carrying the page's half of a session (the half other local servers never see). */
+export const SESSION_HEADER = 'x-patchbay-session';
 
 export interface DashboardSessionOptions {
   /** The clock (ms since the epoch); tests pass their own to expire codes and sessions. */
@@ -22,6 +24,14 @@ export interface DashboardSessionOptions {
 interface Session {
   createdAt: number;
   lastSeen: number;
+  /** SHA-256 of the page's half (sent in X-Patchbay-Session). */
+  tokenHash: Buffer;
+}
+
+/** The two halves of a session: the cookie (HttpOnly) and the page's secret (X-Patchbay-Session). */
+export interface SessionSecrets {
+  id: string;
+  token: string;
 }
 
 const MINUTE = 60_000;
@@ -29,7 +39,12 @@ const HOUR = 60 * MINUTE;
 
 /**
  * The dashboard's sign-in: one-time codes (printed by `patchbay serve` / `patchbay ui`, carried in a
- * URL fragment) exchanged for a session cookie, so the admin token never has to reach a browser.
+ * URL fragment) exchanged for a session, so the admin token never has to reach a browser.
+ *
+ * A session is two secrets, both needed: a cookie, and a token the page keeps in its origin's
+ * storage and sends as X-Patchbay-Session. Cookies ignore ports, so the browser hands the cookie to
+ * every server on 127.0.0.1 it visits; storage is per origin (port included), so the token stays
+ * with Patchbay's own page. Neither half opens /api alone.
  * Everything lives in memory, as SHA-256 hashes of the secrets: a memory dump or a log line shows no
  * usable code or session, and restarting Patchbay signs everyone out.
  */
@@ -78,7 +93,7 @@ export class DashboardSessions {
    * after failureLimit failures in failureWindowMs every attempt is refused for lockoutMs, so the
    * 2^128 codes cannot be guessed at HTTP speed (nor can anything be learned while locked).
    */
-  redeemCode(code: unknown): string {
+  redeemCode(code: unknown): SessionSecrets {
     const now = this.now();
     if (now < this.lockedUntil) {
       throw new RateLimitError(
@@ -102,15 +117,17 @@ export class DashboardSessions {
     this.pruneSessions(now);
     while (this.sessions.size >= this.maxSessions) this.sessions.delete(this.sessions.keys().next().value as string);
     const id = randomBytes(32).toString('base64url');
-    this.sessions.set(hashSecret(id), { createdAt: now, lastSeen: now });
-    return id;
+    const token = randomBytes(32).toString('base64url');
+    this.sessions.set(hashSecret(id), { createdAt: now, lastSeen: now, tokenHash: createHash('sha256').update(token).digest() });
+    return { id, token };
   }
 
-  /** True for a live session (and marks it used, which keeps it from idling out). */
-  check(id: string): boolean {
+  /** True for a live session whose two halves match (and marks it used, which keeps it from idling out). */
+  check(id: string, token: string | undefined): boolean {
+    if (typeof token !== 'string' || token.length === 0 || token.length > 256) return false;
     const hash = hashSecret(id);
     const session = this.sessions.get(hash);
-    if (!session) return false;
+    if (!session || !timingSafeEqual(session.tokenHash, createHash('sha256').update(token).digest())) return false;
     const now = this.now();
     if (now - session.lastSeen >= this.sessionIdleMs || now - session.createdAt >= this.sessionMaxAgeMs) {
       this.sessions.delete(hash);
@@ -157,7 +174,8 @@ export function readSessionCookies(header: string | undefined): string[] {
 
 /**
  * HttpOnly keeps it from page scripts, SameSite=Strict from other sites' requests. No Secure flag:
- * Patchbay serves plain http on loopback, where a Secure cookie would never be sent back.
+ * Patchbay serves plain http on loopback, where a Secure cookie would never be sent back. Other
+ * servers on this machine do receive it (cookies ignore ports): alone it opens nothing.
  */
 export function sessionCookie(id: string, maxAgeMs: number): string {
   return `${SESSION_COOKIE}=${id}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${Math.floor(maxAgeMs / 1000)}`;
