@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { tokensEqual } from '../app/admin-token.ts';
-import { InvalidRequestError, PatchbayError } from '../errors/patchbay-error.ts';
+import { InvalidRequestError, PatchbayError, RateLimitError } from '../errors/patchbay-error.ts';
 import {
   createKeySchema,
   explainRouteSchema,
@@ -78,10 +78,12 @@ export function createApiRouter(deps: ApiDeps): express.Router {
       const input = await readJsonBody(req);
       const code = (input as { code?: unknown } | null)?.code;
       if (typeof code !== 'string') throw new InvalidRequestError('Send {"code": "<the code after #code= in the sign-in link>"}.', 'code');
-      const { id, token } = deps.sessions.redeemCode(code);
+      // Wrong codes are counted per connection: a guessing loop slows itself down, never the user.
+      const { id, token } = deps.sessions.redeemCode(code, req.socket);
       res.setHeader('set-cookie', sessionCookie(id, deps.sessions.sessionMaxAgeMs));
       res.json({ token, header: 'X-Patchbay-Session', expires_in_s: Math.floor(deps.sessions.sessionMaxAgeMs / 1000) });
     } catch (error) {
+      if (error instanceof RateLimitError) res.setHeader('connection', 'close');
       renderError(res, error, deps.log);
     }
   });

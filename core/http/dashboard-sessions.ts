@@ -15,7 +15,7 @@ export interface DashboardSessionOptions {
   sessionMaxAgeMs?: number;
   /** Sessions kept at once; a new one beyond this ends the oldest. */
   maxSessions?: number;
-  /** Failed sign-ins within failureWindowMs that lock sign-in for lockoutMs. */
+  /** Failed sign-ins from one source (a client connection) within failureWindowMs that throttle that source for lockoutMs. */
   failureLimit?: number;
   failureWindowMs?: number;
   lockoutMs?: number;
@@ -35,6 +35,8 @@ export interface SessionSecrets {
 }
 
 const MINUTE = 60_000;
+/** The source of attempts whose caller names none (tests, in-process callers). */
+const GLOBAL_SOURCE = {};
 const HOUR = 60 * MINUTE;
 
 /**
@@ -62,8 +64,8 @@ export class DashboardSessions {
   private readonly codes = new Map<string, number>();
   /** Hash of a session id -> its times; insertion order is age order. */
   private readonly sessions = new Map<string, Session>();
-  private failures: number[] = [];
-  private lockedUntil = 0;
+  /** Per source (a client connection): its recent failure times and how long it is throttled. Weak: a closed connection takes its entry along. */
+  private readonly failures = new WeakMap<object, { times: number[]; lockedUntil: number }>();
 
   constructor(options: DashboardSessionOptions = {}) {
     this.now = options.now ?? Date.now;
@@ -89,24 +91,33 @@ export class DashboardSessions {
   }
 
   /**
-   * Exchanges a code for a new session id (256 bits). A used, unknown or expired code is a 401;
-   * after failureLimit failures in failureWindowMs every attempt is refused for lockoutMs, so the
-   * 2^128 codes cannot be guessed at HTTP speed (nor can anything be learned while locked).
+   * Exchanges a code for a new session. A valid unused code always works, from any source: nothing
+   * another process does can keep the user out. A used, unknown or expired code is a 401, counted
+   * against its source (the client's connection); after failureLimit of them in failureWindowMs
+   * that source's wrong codes get a 429 for lockoutMs (and the HTTP layer closes the connection).
+   * Guessing stays hopeless either way: a code is 128 random bits and at most maxCodes live at once.
    */
-  redeemCode(code: unknown): SessionSecrets {
+  redeemCode(code: unknown, source: object = GLOBAL_SOURCE): SessionSecrets {
     const now = this.now();
-    if (now < this.lockedUntil) {
-      throw new RateLimitError(
-        `Too many failed sign-in attempts; sign-in is paused for ${Math.ceil((this.lockedUntil - now) / 1000)} s. Then open a new link from "patchbay ui".`,
-        'rate_limit_exceeded',
-        (this.lockedUntil - now) / 1000,
-      );
-    }
     const hash = typeof code === 'string' && code.length > 0 && code.length <= 256 ? hashSecret(code) : '';
     const expiresAt = this.codes.get(hash);
     this.codes.delete(hash);
     if (expiresAt === undefined || expiresAt <= now) {
-      this.recordFailure(now);
+      const record = this.failures.get(source) ?? { times: [], lockedUntil: 0 };
+      this.failures.set(source, record);
+      if (now < record.lockedUntil) {
+        throw new RateLimitError(
+          `Too many wrong sign-in codes on this connection; it is refused for ${Math.ceil((record.lockedUntil - now) / 1000)} s. A valid link from "patchbay ui" still works (on a new connection).`,
+          'rate_limit_exceeded',
+          (record.lockedUntil - now) / 1000,
+        );
+      }
+      record.times = record.times.filter((at) => now - at < this.failureWindowMs);
+      record.times.push(now);
+      if (record.times.length >= this.failureLimit) {
+        record.lockedUntil = now + this.lockoutMs;
+        record.times = [];
+      }
       throw new PatchbayError(`This sign-in code is used, unknown or expired (a code works once, for ${Math.round(this.codeTtlMs / MINUTE)} minutes). Ask for a new link with "patchbay ui".`, {
         status: 401,
         type: 'invalid_request_error',
@@ -139,15 +150,6 @@ export class DashboardSessions {
 
   end(id: string): void {
     this.sessions.delete(hashSecret(id));
-  }
-
-  private recordFailure(now: number): void {
-    this.failures = this.failures.filter((at) => now - at < this.failureWindowMs);
-    this.failures.push(now);
-    if (this.failures.length >= this.failureLimit) {
-      this.lockedUntil = now + this.lockoutMs;
-      this.failures = [];
-    }
   }
 
   private pruneSessions(now: number): void {

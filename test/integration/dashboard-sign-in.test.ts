@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { request } from 'node:http';
+import { Agent, request, type Agent as HttpAgent } from 'node:http';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +24,22 @@ function call(base: string, method: string, path: string, headers: Record<string
       res.on('data', (d) => (text += d));
       res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text, json: () => JSON.parse(text) }));
     });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** The same, through a given agent (its kept-alive connection), telling which socket carried it. */
+function callWith(agent: HttpAgent, base: string, method: string, path: string, headers: Record<string, string>, body: unknown, onSocket: (socket: unknown) => void): Promise<Answer> {
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = request(`${base}${path}`, { agent, method, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)), ...headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text, json: () => JSON.parse(text) }));
+    });
+    req.on('socket', onSocket);
     req.on('error', reject);
     req.end(payload);
   });
@@ -185,17 +201,34 @@ describe('signing in to the dashboard with a one-time link', () => {
     expect((await call(base, 'GET', '/api/session', session)).status).toBe(401);
   });
 
-  it('pauses sign-in for a minute after 20 wrong codes in a minute, so codes cannot be guessed', async () => {
+  it('slows down only the connection that guesses: after 20 wrong codes it gets 429 and is closed, while a valid code signs in from anywhere', async () => {
     const good = codeOf(pb.patchbay.createSignInUrl());
-    const statuses: number[] = [];
-    for (let i = 0; i < 20; i++) statuses.push((await call(base, 'POST', '/api/session', own, { code: `guess${i}AAAAAAAAAAAAAAAA` })).status);
-    expect(statuses).toEqual(Array(20).fill(401));
-    const locked = await call(base, 'POST', '/api/session', own, { code: good });
-    expect(locked.status).toBe(429);
-    expect(locked.headers['retry-after']).toBe('60');
-    expect(locked.json().error.message).toMatch(/paused/);
-    clock.t += 60_000;
-    await signIn(good);
+    // The guessing process: one kept-alive connection, as a loop in a script holds it.
+    const guesser = new Agent({ keepAlive: true, maxSockets: 1 });
+    const sockets = new Set<unknown>();
+    const guess = (code: string) => callWith(guesser, base, 'POST', '/api/session', own, { code }, (socket) => sockets.add(socket));
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 20; i++) statuses.push((await guess(`guess${i}AAAAAAAAAAAAAAAA`)).status);
+      expect(statuses).toEqual(Array(20).fill(401));
+      expect(sockets.size).toBe(1);
+      const throttled = await guess('guess20AAAAAAAAAAAAAAAA');
+      expect(throttled.status).toBe(429);
+      expect(throttled.headers['retry-after']).toBe('60');
+      expect(throttled.headers.connection).toBe('close');
+      expect(throttled.json().error.message).toMatch(/this connection/);
+
+      // The user's browser, on its own connection, is not kept out: the valid unused code works at once.
+      const { session } = await signIn(good);
+      expect((await call(base, 'GET', '/api/session', session)).status).toBe(200);
+      // Nor is a valid code ever refused on the throttled source itself (it reconnects after the close).
+      const another = await guess(codeOf(pb.patchbay.createSignInUrl()));
+      expect(another.status, another.text).toBe(200);
+      // A wrong code is still just wrong for everyone else.
+      expect((await call(base, 'POST', '/api/session', own, { code: 'typoAAAAAAAAAAAAAAAAAAA' })).status).toBe(401);
+    } finally {
+      guesser.destroy();
+    }
   });
 
   it('signs everyone out when Patchbay restarts (sessions live in memory only)', async () => {
