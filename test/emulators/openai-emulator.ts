@@ -320,8 +320,11 @@ export class OpenAiEmulator extends EmulatorServer {
     const model = body.model as string;
     const native = this.options.embeddingDimensions[model];
     if (!native) return this.error(res, 404, `The model \`${model}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found');
-    const inputs = typeof body.input === 'string' ? [body.input] : (body.input as unknown[]);
-    if (!Array.isArray(inputs) || inputs.length === 0 || inputs.some((i) => typeof i !== 'string' || i === '')) {
+    // OpenAI takes a string, strings, token ids (one input) or arrays of token ids.
+    const raw = body.input;
+    const inputs = typeof raw === 'string' ? [raw] : Array.isArray(raw) && raw.length > 0 && raw.every((i) => typeof i === 'number') ? [raw] : (raw as unknown[]);
+    const isIds = (i: unknown) => Array.isArray(i) && i.length > 0 && i.every((t) => Number.isInteger(t) && t >= 0);
+    if (!Array.isArray(inputs) || inputs.length === 0 || inputs.some((i) => (typeof i !== 'string' || i === '') && !isIds(i))) {
       return this.error(res, 400, "'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.", 'invalid_request_error', null);
     }
     let dimensions = native;
@@ -330,11 +333,11 @@ export class OpenAiEmulator extends EmulatorServer {
       dimensions = body.dimensions as number;
     }
     const base64 = body.encoding_format === 'base64';
-    const data = (inputs as string[]).map((input, index) => {
-      const vector = embeddingFor(input, dimensions);
+    const data = inputs.map((input, index) => {
+      const vector = embeddingFor(typeof input === 'string' ? input : (input as number[]).join(' '), dimensions);
       return { object: 'embedding', index, embedding: base64 ? float32Base64(vector) : vector };
     });
-    const tokens = (inputs as string[]).reduce((sum, i) => sum + countTokens(i), 0);
+    const tokens = inputs.reduce((sum: number, i) => sum + (typeof i === 'string' ? countTokens(i) : (i as number[]).length), 0);
     sendJson(res, 200, { object: 'list', data, model, usage: { prompt_tokens: tokens, total_tokens: tokens } }, this.rateLimitHeaders());
   }
 }
