@@ -146,12 +146,32 @@ export class OpenAiEmulator extends EmulatorServer {
     sendJson(res, sentStatus, { error: { message: fault.message ?? message, type, param: null, code } }, headers);
   }
 
-  /** An error object that quotes the key the request carried in every field, in every encoding (Fault.quoteKey). */
+  /**
+   * An error object that quotes the key the request carried in every field, in every encoding
+   * (Fault.quoteKey): as sent, URL-encoded, JSON-escaped, and the ways a careless upstream or proxy
+   * echoes it in a log line: without its prefix, upper- and lower-cased, base64 and base64url (of
+   * the key, of the key without its prefix, inside a Basic credential), split by spaces and lines.
+   */
   protected keyQuotingError(message: string): Record<string, string> {
     const key = this.options.apiKey;
     const escaped = JSON.stringify(key).slice(1, -1);
+    const bare = key.replace(/^[A-Za-z]+[-_]/, '');
+    const b64 = (text: string) => Buffer.from(text).toString('base64');
+    const b64url = (text: string) => Buffer.from(text).toString('base64url');
+    const groups = (text: string, size: number, separator: string) => text.match(new RegExp(`[\\s\\S]{1,${size}}`, 'g'))!.join(separator);
+    const echoes = [
+      `key id ${bare}`,
+      `KEY=${key.toUpperCase()}`,
+      `key=${key.toLowerCase()}`,
+      `b64 ${b64(key)}`,
+      `b64url ${b64url(key)}`,
+      `bare b64 ${b64(bare)} / ${b64url(bare)}`,
+      `Authorization: Basic ${b64(`api:${key}`)}`,
+      `spaced ${groups(key, 4, ' ')}`,
+      `wrapped ${groups(bare, 6, '\n  ')}`,
+    ];
     return {
-      message: `${message} Request was: Authorization: Bearer ${key}; url ?key=${encodeURIComponent(key)}; body {"api_key":"${escaped}"}`,
+      message: `${message} Request was: Authorization: Bearer ${key}; url ?key=${encodeURIComponent(key)}; body {"api_key":"${escaped}"}; seen as ${echoes.join('; ')}`,
       type: encodeURIComponent(key),
       param: escaped,
       code: `Bearer ${key}`,
