@@ -27,6 +27,11 @@ const known = new Set<string>();
 let textPattern: RegExp | null = null;
 /** base64 forms: case matters, whitespace (line-wrapped base64) does not. */
 let base64Pattern: RegExp | null = null;
+/**
+ * Secrets too short to search loosely (test keys, a local server's placeholder): only their exact
+ * forms, as sent, URL-encoded and JSON-escaped, so that a key such as "x" does not eat every "78".
+ */
+let exactForms: string[] = [];
 
 /** Adds a secret to the redaction list (idempotent; cheap when already known). */
 export function rememberSecret(secret: string | undefined): void {
@@ -34,7 +39,12 @@ export function rememberSecret(secret: string | undefined): void {
   known.add(secret);
   const text = new Set<string>();
   const base64 = new Set<string>();
+  const exact = new Set<string>();
   for (const each of known) {
+    if (each.length < MIN_DISTINCTIVE) {
+      for (const form of textForms(each).slice(0, -1)) exact.add(form);
+      continue;
+    }
     for (const part of new Set([each, distinctivePart(each)])) {
       for (const form of textForms(part)) text.add(form);
       for (const form of base64Forms(part)) base64.add(form);
@@ -42,6 +52,7 @@ export function rememberSecret(secret: string | undefined): void {
   }
   textPattern = alternation(text, 'gi');
   base64Pattern = alternation(base64, 'g');
+  exactForms = [...exact].sort((a, b) => b.length - a.length);
 }
 
 /** The secret without a well-known prefix (`sk-`, `sk-ant-api03-`, `gsk_`, `AIza` ...), when enough is left. */
@@ -60,6 +71,7 @@ export function distinctivePart(secret: string): string {
  */
 function textForms(secret: string): string[] {
   const json = JSON.stringify(secret).slice(1, -1);
+  // Hex last: the exact forms of a short secret leave it out.
   return [secret, encodeURIComponent(secret), encodeURI(secret), json, JSON.stringify(json).slice(1, -1), Buffer.from(secret).toString('hex')];
 }
 
@@ -92,9 +104,10 @@ function alternation(forms: Set<string>, flags: string): RegExp | null {
 export function redactSecrets(text: string): string;
 export function redactSecrets(text: string | null | undefined): string | null | undefined;
 export function redactSecrets(text: string | null | undefined): string | null | undefined {
-  if (!text || textPattern === null) return text;
-  let out = text.replace(textPattern, REDACTED);
+  if (!text) return text;
+  let out = textPattern === null ? text : text.replace(textPattern, REDACTED);
   if (base64Pattern !== null) out = out.replace(base64Pattern, REDACTED);
+  for (const form of exactForms) if (out.includes(form)) out = out.replaceAll(form, REDACTED);
   return out;
 }
 

@@ -45,6 +45,11 @@ describe('redacting provider secrets from upstream text', () => {
     }
   });
 
+  it('a short secret is redacted only as it is, not loosely', () => {
+    rememberSecret('x9');
+    expect(redactSecrets('key x9; X9; 7839; status 78')).toBe('key [redacted]; X9; 7839; status 78');
+  });
+
   it('leaves ordinary text alone', () => {
     const text = 'Rate limit reached for gpt-4o in organization org-abc on tokens per min. Limit 30000, used 29750. SGVsbG8gd29ybGQ=';
     expect(redactSecrets(text)).toBe(text);
