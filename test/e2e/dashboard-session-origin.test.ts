@@ -124,6 +124,8 @@ describe('the dashboard session, seen from another server on this machine', { ti
     const tryAll = async (headers: Record<string, string>, what: string) => {
       attempts.push({ what: `GET /api/keys ${what}`, ...(await call(base, 'GET', '/api/keys', headers)) });
       attempts.push({ what: `POST /api/keys ${what}`, ...(await call(base, 'POST', '/api/keys', { ...headers, origin: base }, '{"name":"stolen"}')) });
+      attempts.push({ what: `GET /api/usage/export ${what}`, ...(await call(base, 'GET', '/api/usage/export?format=json', headers)) });
+      attempts.push({ what: `DELETE /api/session ${what}`, ...(await call(base, 'DELETE', '/api/session', { ...headers, origin: base })) });
     };
     await tryAll(forwarded, 'with every header the browser sent');
     await tryAll({ cookie: visit.headers.cookie! }, 'with the cookie');
@@ -132,6 +134,10 @@ describe('the dashboard session, seen from another server on this machine', { ti
       await tryAll({ cookie: visit.headers.cookie!, authorization: `Bearer ${value}` }, 'with a received value as a bearer token');
     }
     for (const attempt of attempts) expect(attempt.status, `${attempt.what}: ${attempt.text}`).toBe(401);
+    // The live event stream too (a 401 answers at once; a stream would never end).
+    const events = await fetch(`${base}/api/events`, { headers: { cookie: visit.headers.cookie! } });
+    expect(events.status).toBe(401);
+    await events.body?.cancel();
     expect((await d.api('GET', '/keys')).body.data.map((k: { name: string }) => k.name)).not.toContain('stolen');
   });
 
