@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { EmulatorServer, sendJson, writeSse, type EmulatorContext, type Fault } from './emulator-server.ts';
 import { answerResponses } from './openai-responses-emulator.ts';
+import { chosenToolIndex } from './emulator-common.ts';
 
 /**
  * A loopback stand-in for OpenAI's REST API, written from OpenAI's published OpenAPI spec and
@@ -216,7 +217,8 @@ export class OpenAiEmulator extends EmulatorServer {
     const choice = body.tool_choice as string | { function: { name: string } } | undefined;
     const last = messages[messages.length - 1];
     if (tools.length > 0 && choice !== 'none' && last?.role === 'user') {
-      const tool = typeof choice === 'object' ? (tools.find((t) => t.function.name === choice.function.name) ?? tools[0]) : tools[0];
+      const chosen = tools[chosenToolIndex(tools.map((t) => t.function.name), textOf(last.content))];
+      const tool = typeof choice === 'object' ? (tools.find((t) => t.function.name === choice.function.name) ?? chosen) : chosen;
       return { messages, toolCall: { name: tool.function.name, arguments: toolArguments(tool) }, text: '', finish: 'tool_calls' };
     }
     const maxTokens = (body.max_completion_tokens ?? body.max_tokens) as number | undefined;

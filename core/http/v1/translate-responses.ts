@@ -77,7 +77,7 @@ export async function translateResponse(adapter: ProviderAdapter, call: Upstream
   const stream = await openParts(adapter, decoded, call);
   const parts: StreamPart[] = [];
   for (let next = await stream.parts.next(); !next.done; next = await stream.parts.next()) parts.push(next.value);
-  const response = encodeResponse(parts, createResponsesEncodeState(baseFor(call.endpoint.model), call.provider.name, decoded.customTools));
+  const response = encodeResponse(parts, createResponsesEncodeState(baseFor(call.endpoint.model), call.provider.name, decoded.toolNames));
   if (!response) throw new ProviderError({ provider: call.provider.name, upstreamStatus: 502, message: 'the answer ended before its finish', retryable: true });
   const finish = parts.find((p) => p.type === 'finish');
   return { body: JSON.stringify(response), usage: finish?.type === 'finish' && finish.usage ? toOpenAiUsage(finish.usage) : null };
@@ -94,7 +94,7 @@ export async function translateResponseStream(adapter: ProviderAdapter, call: Up
   refuseNativeOnly(decoded, call);
   const stream = await openParts(adapter, decoded, call);
   let usage: Usage | null = null;
-  let state = createResponsesEncodeState(baseFor(call.endpoint.model), call.provider.name, decoded.customTools);
+  let state = createResponsesEncodeState(baseFor(call.endpoint.model), call.provider.name, decoded.toolNames);
   async function* events(): AsyncGenerator<string> {
     try {
       for (let next = await stream.parts.next(); !next.done; next = await stream.parts.next()) {
