@@ -231,6 +231,13 @@ export class OpenAiEmulator extends EmulatorServer {
     if (!Array.isArray(body.messages) || body.messages.length === 0) {
       return this.error(res, 400, "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.", 'invalid_request_error', 'empty_array', 'messages');
     }
+    // OpenAI's function-name rule (provider-wire.md §1.2); Groq and Together follow the OpenAI wire.
+    for (const [i, tool] of ((body.tools as Tool[] | undefined) ?? []).entries()) {
+      const name = tool?.function?.name;
+      if (typeof name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(name)) {
+        return this.error(res, 400, `Invalid 'tools[${i}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.`, 'invalid_request_error', 'invalid_value', `tools[${i}].function.name`);
+      }
+    }
     const n = (body.n as number | undefined) ?? 1;
     const plan = this.chatChoicesFor(body);
     const id = `chatcmpl-${randomBytes(10).toString('hex')}`;
