@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROVIDERS, startRig, type ProviderName, type Rig } from '../helpers/conformance-matrix.ts';
+import { newUsageRows, PROVIDERS, startRig, usageRowCount, type ProviderName, type Rig } from '../helpers/conformance-matrix.ts';
+import { OpenAiEmulator } from '../emulators/openai-emulator.ts';
+import { startPatchbay, type TestPatchbay } from '../helpers/start-patchbay.ts';
 import { CODEX_TOOLS, CODEX_UPSTREAM_TOOL_NAMES, codexBody, codexTurn, replayed, userMessage, WEB_SEARCH_INDEX } from '../helpers/codex-request.ts';
 
 /**
@@ -92,6 +94,18 @@ describe.each(TRANSLATED.map((p) => [p.name, p.chat] as const))('Codex CLI reque
     expect(turn.items.find((item) => item.type === 'function_call')).toMatchObject({ name: 'wait_agent', namespace: 'multi_agent_v1' });
   });
 
+  it('web_search, client_metadata and prompt_cache_key are left out and said so in X-Patchbay-Dropped and on the usage row; x-codex headers and originator are fine', async () => {
+    const rows = usageRowCount(rig.pb);
+    const turn = await codexTurn(rig.pb.patchbay.url, rig.pb.key, codexBody(model, [userMessage('List the files')]));
+    expect(turn.status).toBe(200);
+    const dropped = turn.headers.get('x-patchbay-dropped')!.split(', ');
+    expect(dropped).toEqual(expect.arrayContaining(['tools[web_search]', 'client_metadata', 'prompt_cache_key']));
+    const sent = JSON.stringify(lastBody());
+    for (const absent of ['web_search', 'prompt_cache_key', 'client_metadata', 'x-codex-installation-id']) expect(sent).not.toContain(absent);
+    const [row] = await newUsageRows(rig.pb, rows);
+    expect(JSON.parse(String(row.adjustments))).toMatchObject({ dropped: expect.arrayContaining(['tools[web_search]', 'client_metadata', 'prompt_cache_key']) });
+  });
+
   it('a forced web_search is refused with a 400 naming the tool, before the upstream is called', async () => {
     const before = emulator().requests.length;
     const turn = await codexTurn(rig.pb.patchbay.url, rig.pb.key, codexBody(model, [userMessage('Search the web')], { tool_choice: { type: 'web_search' } }));
@@ -121,5 +135,31 @@ describe('Codex CLI requests via openai (pass-through)', () => {
     expect(second.status).toBe(200);
     const replay = (emulator.requests[emulator.requests.length - 1].body as Body).input as Body[];
     expect(replay.find((item) => item.type === 'function_call')).toMatchObject({ name: 'spawn_agent', namespace: 'multi_agent_v1' });
+    expect(first.headers.get('x-patchbay-dropped')).toBeNull();
+    expect(second.headers.get('x-patchbay-dropped')).toBeNull();
+  });
+});
+
+describe('Codex CLI requests via your own OpenAI-compatible endpoint', () => {
+  const local = new OpenAiEmulator({ apiKey: 'sk-local', chatModels: ['qwen3-coder'], completionModels: [], embeddingDimensions: {} });
+  let pb: TestPatchbay;
+  beforeAll(async () => {
+    const url = await local.start();
+    pb = await startPatchbay({ config: { providers: { local: { baseUrl: `${url}/v1`, apiKeyEnv: 'LOCAL_KEY', models: [{ id: 'qwen3-coder', contextWindow: 131072, capabilities: ['chat', 'tools', 'streaming'] }] } } }, env: { LOCAL_KEY: 'sk-local' } });
+  });
+  afterAll(async () => {
+    await pb.stop();
+    await local.close();
+  });
+
+  it('gets prompt_cache_key as the chat field OpenAI defines; web_search and client_metadata are left out and said so', async () => {
+    const turn = await codexTurn(pb.patchbay.url, pb.key, codexBody('local/qwen3-coder', [userMessage('Delegate the review with spawn_agent')]));
+    expect(turn.error).toBeNull();
+    expect(turn.status).toBe(200);
+    expect(turn.items.find((item) => item.type === 'function_call')).toMatchObject({ name: 'spawn_agent', namespace: 'multi_agent_v1' });
+    const sent = local.requests[local.requests.length - 1].body as Body;
+    expect(sent.prompt_cache_key).toBe(codexBody('m', []).prompt_cache_key);
+    expect(offeredTools('groq', sent)).toEqual(CODEX_UPSTREAM_TOOL_NAMES);
+    expect(turn.headers.get('x-patchbay-dropped')!.split(', ')).toEqual(['tools[web_search]', 'client_metadata']);
   });
 });

@@ -2,6 +2,7 @@ import { InvalidRequestError } from '../../errors/patchbay-error.ts';
 import type { NativeOnly } from '../anthropic-messages/decode-request.ts';
 import type { ImagePart, MessagePart, NeutralMessage, NeutralRequest, TextPart } from '../neutral/neutral-request.ts';
 import { CUSTOM_TOOL_INPUT, decodeTools, type BuiltInTool } from './decode-tools.ts';
+import { leftOutFields } from './left-out-fields.ts';
 import type { ResponsesRequestBody } from './request-schema.ts';
 import { flatToolName, type ResponsesToolNames } from './tool-names.ts';
 
@@ -16,6 +17,8 @@ export const PATCHBAY_REASONING_PREFIX = 'patchbay:';
 export interface ChatExtras {
   response_format?: Record<string, unknown>;
   reasoning_effort?: string;
+  /** OpenAI's prompt-cache routing hint (Codex: the thread id); OpenAI-compatible upstreams that know it take it. */
+  prompt_cache_key?: string;
 }
 
 export interface DecodedResponses {
@@ -27,6 +30,8 @@ export interface DecodedResponses {
   toolNames: ResponsesToolNames;
   /** Built-in tools offered but not forced: left out for a translated upstream, and said so. */
   builtIns: BuiltInTool[];
+  /** Fields no translated upstream takes, left out and said so (left-out-fields.ts). */
+  leftOut: string[];
 }
 
 export { CUSTOM_TOOL_INPUT };
@@ -54,9 +59,11 @@ export function refuseStateful(body: ResponsesRequestBody): void {
 /**
  * Responses body -> neutral request, for upstreams that do not speak Responses. What the neutral
  * model has no place for is listed in `nativeOnly` (OpenAI gets the caller's body and honours it;
- * any other upstream refuses it with the field named). Left out without a word, because the answer
- * is still right without them: reasoning items written by another upstream (their
- * encrypted_content means something to that upstream only), `store`, `metadata`, `include`.
+ * any other upstream refuses it with the field named). Left out and said so: built-in tools not
+ * forced (`builtIns`) and the fields of left-out-fields.ts. Left out without a word, because they
+ * change nothing in the answer: reasoning items written by another upstream (their
+ * encrypted_content means something to that upstream only), `store` (answered false), `metadata`
+ * (echoed).
  */
 export function decodeResponsesRequest(body: ResponsesRequestBody): DecodedResponses {
   const nativeOnly: NativeOnly[] = [];
@@ -88,7 +95,9 @@ export function decodeResponsesRequest(body: ResponsesRequestBody): DecodedRespo
     };
   }
   if (body.reasoning?.effort) extras.reasoning_effort = body.reasoning.effort;
-  return { request, extras, nativeOnly, toolNames: decodedTools.names, builtIns: decodedTools.builtIns };
+  const cacheKey = (body as Record<string, unknown>).prompt_cache_key;
+  if (typeof cacheKey === 'string' && cacheKey !== '') extras.prompt_cache_key = cacheKey;
+  return { request, extras, nativeOnly, toolNames: decodedTools.names, builtIns: decodedTools.builtIns, leftOut: leftOutFields(body) };
 }
 
 /** The last message if it has this role, else a new one: consecutive items of one turn share a message. */
