@@ -86,3 +86,23 @@ describe('encode-stream: a call of a namespaced function', () => {
     expect(response!.output).toEqual([{ id: 'fc_abc_0', type: 'function_call', status: 'completed', arguments: '{"message":"hi"}', call_id: 'call_1', name: 'spawn_agent', namespace: 'multi_agent_v1' }]);
   });
 });
+
+describe('decode-request: fields no translated upstream takes', () => {
+  it('are listed as the caller wrote them; reasoning.encrypted_content, metadata and store are not', () => {
+    const { leftOut, extras } = decode({
+      model: 'm',
+      input: 'x',
+      client_metadata: { thread_id: 't' },
+      prompt_cache_key: 'thread-1',
+      include: ['reasoning.encrypted_content', 'message.output_text.logprobs'],
+      text: { verbosity: 'low' },
+      service_tier: 'flex',
+      truncation: 'auto',
+      metadata: { a: 'b' },
+      store: false,
+    });
+    expect(leftOut).toEqual(['client_metadata', 'service_tier', 'text.verbosity', 'truncation', 'include[message.output_text.logprobs]']);
+    expect(extras.prompt_cache_key).toBe('thread-1');
+    expect(decode({ model: 'm', input: 'x', truncation: 'disabled' }).leftOut).toEqual([]);
+  });
+});
