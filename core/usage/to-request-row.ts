@@ -27,6 +27,7 @@ export interface StoredUsageRow {
   first_byte_ms: number | null;
   route_reason: string | null;
   attempts: string;
+  provider_key: string | null;
 }
 
 export function storedToRequestRow(row: StoredUsageRow): RequestRow {
@@ -54,6 +55,7 @@ export function storedToRequestRow(row: StoredUsageRow): RequestRow {
     first_byte_ms: row.first_byte_ms,
     route_reason: row.route_reason,
     attempts: JSON.parse(row.attempts) as AttemptView[],
+    provider_key: row.provider_key,
   };
 }
 
@@ -83,5 +85,6 @@ export function recordToRequestRow(record: UsageRecord, keyName: string | null):
     first_byte_ms: record.firstByteMs,
     route_reason: record.routeReason ?? null,
     attempts: record.attempts satisfies AttemptView[],
+    provider_key: record.providerKey ?? null,
   };
 }

@@ -35,6 +35,8 @@ export interface RequestRow {
   first_byte_ms: number | null;
   route_reason: string | null;
   attempts: AttemptView[];
+  /** The label of the provider key that served (never the key); optional so the dashboard's existing fixtures still type-check. */
+  provider_key?: string | null;
 }
 
 export interface UsageTotals {

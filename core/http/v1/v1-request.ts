@@ -108,6 +108,7 @@ export function toUsageRecord(request: V1Request, routingFeeUsd: number): UsageR
     cacheWrite5mTokens: counts.cacheWrite5mTokens,
     cacheWrite1hTokens: counts.cacheWrite1hTokens,
     reasoningTokens: counts.reasoningTokens,
+    providerKey: request.trace.keyLabel,
   };
 }
 
