@@ -92,7 +92,7 @@ function LabelledKeyForm({ provider, mutations }: { provider: ProviderView; muta
         <label htmlFor={`${id}-label`}>Key label</label>
         <input id={`${id}-label`} name="label" autoComplete="off" placeholder="work" {...described('label')} />
         <label htmlFor={`${id}-secret`}>Labelled key</label>
-        <input id={`${id}-secret`} name="secret" type="password" autoComplete="off" placeholder="Paste a key (the same label replaces it)" {...described('secret')} />
+        <input id={`${id}-secret`} name="secret" type="password" autoComplete="off" placeholder="Paste a key (same label: replaces)" {...described('secret')} />
         <button type="submit" className="button" disabled={mutations.setLabelledSecret.isPending}>Save labelled key</button>
       </div>
       {errors.label ? <span className="field-error" id={`${id}-label-error`}>Label {errors.label}</span> : null}
