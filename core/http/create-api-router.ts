@@ -6,6 +6,7 @@ import {
   explainRouteSchema,
   newProviderSchema,
   keySettingsSchema,
+  providerKeyLabelSchema,
   providerSecretSchema,
   providerSettingsSchema,
   routingSettingsSchema,
@@ -71,8 +72,14 @@ export function createApiRouter(deps: ApiDeps): express.Router {
     next();
   });
 
-  // Signing in is the one call without credentials: the one-time code is the credential. The answer
-  // holds the page's half of the session (kept in the page's own storage), the cookie the other.
+  // Claude Code's connectivity probe (HEAD /api/hello, without credentials; it ignores the answer
+  // but logs a failure). It says only that something answers: nothing else here opens up.
+  router.get('/hello', (_req: Request, res: Response) => {
+    res.status(200).json({ ok: true });
+  });
+
+  // Signing in is one of the two calls without credentials: the one-time code is the credential.
+  // The answer holds the page's half of the session (kept in the page's own storage), the cookie the other.
   router.post('/session', async (req: Request, res: Response) => {
     try {
       const input = await readJsonBody(req);
@@ -150,6 +157,7 @@ export function createApiRouter(deps: ApiDeps): express.Router {
   const body = async <T>(req: Request, schema: Parameters<typeof validateBody>[0]) => validateBody(schema, await readJsonBody(req)) as T;
   const query = (req: Request) => validateBody(usageQuerySchema, { ...req.query });
   const param = (req: Request, name: string) => String((req.params as Record<string, string>)[name]);
+  const keyLabel = (req: Request) => validateBody(providerKeyLabelSchema, { label: param(req, 'label') }).label;
 
   router.get('/status', json(() => management.status()));
 
@@ -174,6 +182,9 @@ export function createApiRouter(deps: ApiDeps): express.Router {
   router.patch('/providers/:name', json(async (req) => management.updateProvider(param(req, 'name'), await body(req, providerSettingsSchema))));
   router.put('/providers/:name/secret', json(async (req) => management.setProviderSecret(param(req, 'name'), (await body<{ secret: string }>(req, providerSecretSchema)).secret)));
   router.delete('/providers/:name/secret', json((req) => management.deleteProviderSecret(param(req, 'name'))));
+  // A labelled key (several keys per provider); /secret above is the unlabelled "default" one.
+  router.put('/providers/:name/secrets/:label', json(async (req) => management.setProviderSecret(param(req, 'name'), (await body<{ secret: string }>(req, providerSecretSchema)).secret, keyLabel(req))));
+  router.delete('/providers/:name/secrets/:label', json((req) => management.deleteProviderSecret(param(req, 'name'), keyLabel(req))));
   router.post('/providers/:name/test', json((req) => management.testProvider(param(req, 'name'))));
 
   router.get('/routing', json(() => management.getRouting()));

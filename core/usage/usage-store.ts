@@ -7,6 +7,8 @@ import type { WriterMessage, WriterThreadData } from './usage-writer-thread.ts';
 import type { EventHub } from '../events/event-hub.ts';
 import { recordToRequestRow } from './to-request-row.ts';
 import { UsageQueries, type LogFilter, type UsageRange } from './usage-queries.ts';
+import { parseAdjustments } from './to-request-row.ts';
+import type { AdjustmentsRecord } from '../protocols/neutral/adjustments.ts';
 import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, UsageSeries, UsageTotals } from './usage-views.ts';
 
 /** One request's metadata. Never content. */
@@ -40,7 +42,15 @@ export interface UsageRecord {
   cacheWrite1hTokens?: number;
   /** The part of completionTokens spent reasoning (absent = 0). */
   reasoningTokens?: number;
+  /** What translation dropped or changed for the answering endpoint (X-Patchbay-Dropped / -Adjusted); null or absent: nothing. */
+  adjustments?: AdjustmentsRecord | null;
+  /** The label of the provider key that served (absent = none recorded). */
+  providerKey?: string | null;
 }
+
+/** What `patchbay usage --by` and GET /api/usage/summary group by. */
+export const USAGE_GROUPS = ['model', 'provider', 'provider-key', 'key', 'day'] as const;
+export type UsageGroup = (typeof USAGE_GROUPS)[number];
 
 export interface UsageTotalsRow {
   provider: string | null;
@@ -238,12 +248,13 @@ export class UsageStore {
     return row;
   }
 
-  /** Totals grouped by key, provider, model (provider/model) or UTC day. */
-  totalsBy(groupBy: 'key' | 'provider' | 'model' | 'day', fromMs: number, toMs: number): (Omit<UsageTotalsRow, 'provider' | 'model'> & { group: string | null })[] {
+  /** Totals grouped by key, provider, provider key (`groq (work)`), model (provider/model) or UTC day. */
+  totalsBy(groupBy: UsageGroup, fromMs: number, toMs: number): (Omit<UsageTotalsRow, 'provider' | 'model'> & { group: string | null })[] {
     this.flush();
     const expression = {
       key: 'key_id',
       provider: 'provider',
+      'provider-key': "provider || ' (' || coalesce(provider_key, '-') || ')'",
       model: "provider || '/' || model",
       day: "strftime('%Y-%m-%d', ts / 1000, 'unixepoch')",
     }[groupBy];
@@ -297,7 +308,7 @@ export class UsageStore {
     this.flush();
     return (
       this.db.prepare('SELECT * FROM usage WHERE ts >= ? AND ts < ? ORDER BY ts DESC, id DESC LIMIT ?').all(fromMs, toMs, limit) as Record<string, unknown>[]
-    ).map((row) => ({ ...row, stream: row.stream === 1, attempts: JSON.parse(row.attempts as string) }));
+    ).map((row) => ({ ...row, stream: row.stream === 1, attempts: JSON.parse(row.attempts as string), adjustments: parseAdjustments(row.adjustments as string | null) }));
   }
 }
 
