@@ -251,6 +251,15 @@ describe('max_tokens above the model output limit', () => {
     expect(responses.status, await responses.clone().text()).toBe(200);
     expect((lastUpstream('groq').body as { max_tokens: number }).max_tokens).toBe(32768);
     expect(responses.headers.get('x-patchbay-adjusted')).toBe('max_output_tokens=32768 (llama-3.3-70b-versatile output limit; asked 40000)');
+    // OpenAI's own Responses API gets the caller's body with only the model and the limit changed.
+    const passed = await fetch(`${rig.pb.patchbay.url}/v1/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${rig.pb.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'openai/gpt-4o', max_output_tokens: 32000, input: 'Hello' }),
+    });
+    expect(passed.status, await passed.clone().text()).toBe(200);
+    expect(lastUpstream('openai').body).toEqual({ model: 'gpt-4o', max_output_tokens: 16384, input: 'Hello' });
+    expect(passed.headers.get('x-patchbay-adjusted')).toBe('max_output_tokens=16384 (gpt-4o output limit; asked 32000)');
   });
 
   it('uses the limit of the endpoint that answers when the first one fails (fallback)', async () => {
