@@ -208,6 +208,10 @@ describe('max_tokens above the model output limit', () => {
     // The request log answers the same, for the dashboard's request detail.
     const detail = await fetch(`${rig.pb.patchbay.url}/api/usage/log/${row.request_id as string}`, { headers: { authorization: `Bearer ${rig.pb.patchbay.adminToken}` } });
     expect(((await detail.json()) as { adjustments: unknown }).adjustments).toEqual(JSON.parse(row.adjustments as string));
+    // And the CSV export has the column.
+    const csv = await (await fetch(`${rig.pb.patchbay.url}/api/usage/export?format=csv`, { headers: { authorization: `Bearer ${rig.pb.patchbay.adminToken}` } })).text();
+    expect(csv.split('\r\n')[0].split(',')).toContain('adjustments');
+    expect(csv).toContain('max_tokens=16384 (gpt-4o output limit; asked 32000)');
   });
 
   it('is lowered on /v1/chat/completions too (opencode and Qwen Code send 32,000), streamed', async () => {
