@@ -135,6 +135,7 @@ describe('output_config.effort on a model that reasons (gpt-oss on Groq)', () =>
   it.each([
     ['high', 'high', null],
     ['max', 'high', 'output_config.effort=high (reasoning_effort has no max)'],
+    ['xhigh', 'high', 'output_config.effort=high (reasoning_effort has no xhigh)'],
   ])('effort %s becomes reasoning_effort %s', async (effort, sent, adjusted) => {
     const response = await postMessages(claudeCodeBody('groq/openai/gpt-oss-120b', [ASK], { output_config: { effort } }));
     expect(response.status, await response.clone().text()).toBe(200);
