@@ -120,8 +120,9 @@ export class OpenAiEmulator extends EmulatorServer {
       chatModels: EMULATOR_CHAT_MODELS,
       completionModels: EMULATOR_COMPLETION_MODELS,
       embeddingDimensions: EMULATOR_EMBEDDING_DIMENSIONS,
-      moreApiKeys: [],
       ...options,
+      // Subclasses pass `moreApiKeys: undefined` through when they were given none.
+      moreApiKeys: options.moreApiKeys ?? [],
     };
   }
 
