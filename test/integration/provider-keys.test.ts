@@ -94,6 +94,7 @@ describe('several keys per provider: a key that is rate limited, out of quota or
     expect(first.rest_reason).toContain('429');
     expect(work).toMatchObject({ label: 'work', resting_until: null, last_error: null });
     expect(work.last_used_at).not.toBeNull();
+    expect([first.requests_since_start, work.requests_since_start]).toEqual([0, 2]);
 
     // The usage rows say which key served, by label; the provider was tried once (no fallback).
     const rows = usageRows(pb!.patchbay);
