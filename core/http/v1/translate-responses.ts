@@ -7,6 +7,7 @@ import { createResponsesEncodeState, encodeResponse, encodeResponsesFailure, enc
 import { toOpenAiUsage } from '../../protocols/openai/map-usage.ts';
 import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall, Usage } from '../../providers/provider-adapter.ts';
 import { streamNeutralViaChat } from '../../providers/stream-neutral-via-chat.ts';
+import { limitNeutralMaxTokens } from '../../providers/limit-max-tokens.ts';
 
 /** The response object's fields known before output, for the model that answers. */
 export type ResponseBaseFor = (model: string) => ResponsesEncodeState['base'];
@@ -27,7 +28,7 @@ function refuseNativeOnly(decoded: DecodedResponses, call: UpstreamCall): void {
  * response_format, reasoning.effort) added to the chat request it is handed. Each adapter maps
  * them as it does for /v1/chat/completions (Anthropic: JSON through a tool; Gemini: a response schema).
  */
-function withChatExtras(adapter: ProviderAdapter, extras: ChatExtras): ProviderAdapter {
+export function withChatExtras(adapter: ProviderAdapter, extras: ChatExtras): ProviderAdapter {
   if (extras.response_format === undefined && extras.reasoning_effort === undefined) return adapter;
   return Object.create(adapter, {
     streamChat: { value: (request: Parameters<ProviderAdapter['streamChat']>[0], call: UpstreamCall, includeUsage: boolean) => adapter.streamChat({ ...request, ...extras }, call, includeUsage) },
@@ -40,7 +41,7 @@ function withChatExtras(adapter: ProviderAdapter, extras: ChatExtras): ProviderA
  * which is then the upstream's wire (OpenAI-compatible providers).
  */
 function openParts(adapter: ProviderAdapter, decoded: DecodedResponses, call: UpstreamCall): Promise<PartStream> {
-  const request = { ...decoded.request, model: call.endpoint.model };
+  const request = { ...limitNeutralMaxTokens(decoded.request, call), model: call.endpoint.model };
   if (!adapter.neutral) return streamNeutralViaChat(withChatExtras(adapter, decoded.extras), request, call);
   const format = neutralFormat(decoded.extras.response_format);
   const thinking = thinkingFor(decoded.extras.reasoning_effort, request.maxTokens);
@@ -57,7 +58,7 @@ const MIN_BUDGET = 1024;
  * as reasoning items; `minimal` or `none` asks for none. A max_output_tokens too small to leave room
  * for an answer after the smallest budget asks for none either.
  */
-function thinkingFor(effort: string | undefined, maxTokens: number | undefined): { budgetTokens: number } | undefined {
+export function thinkingFor(effort: string | undefined, maxTokens: number | undefined): { budgetTokens: number } | undefined {
   if (!effort || !(effort in EFFORT_BUDGETS)) return undefined;
   const budget = maxTokens === undefined ? EFFORT_BUDGETS[effort] : Math.min(EFFORT_BUDGETS[effort], maxTokens - 1);
   return budget >= MIN_BUDGET ? { budgetTokens: budget } : undefined;

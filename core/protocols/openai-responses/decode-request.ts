@@ -84,7 +84,10 @@ export function decodeResponsesRequest(body: ResponsesRequestBody): DecodedRespo
   }
   const parallel = body.parallel_tool_calls !== false;
   request.toolChoice = decodeToolChoice(body.tool_choice, parallel, nativeOnly);
-  if (body.max_output_tokens != null) request.maxTokens = body.max_output_tokens;
+  if (body.max_output_tokens != null) {
+    request.maxTokens = body.max_output_tokens;
+    request.maxTokensSource = 'max_output_tokens';
+  }
   if (body.temperature != null) request.temperature = body.temperature;
   if (body.top_p != null) request.topP = body.top_p;
   if (body.user) request.user = body.user;

@@ -5,6 +5,7 @@ import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall, Usage } fro
 import { postToProvider, postToProviderForText, type UpstreamResponse } from '../transport.ts';
 import { completeEachPrompt, streamEachPrompt, type PromptTransport } from './complete-each-prompt.ts';
 import { mapChatChoices } from './map-chat-choice.ts';
+import { limitOpenAiRequest } from '../limit-max-tokens.ts';
 import { mapChatRequest, requestedTopLogprobs, withStreaming } from './map-chat-request.ts';
 import { mapCompletionRequests, textPrompts } from './map-completion-request.ts';
 import { mapEmbeddingAnswer, type EmbeddingAnswer } from './map-embedding-answer.ts';
@@ -38,13 +39,13 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
 
   async chat(request: ChatRequest, call: UpstreamCall): Promise<JsonReply> {
     const quirks = quirksFor(call.provider.name);
-    const answer = await this.json('chat/completions', mapChatRequest(request, call.endpoint.model, quirks, call.provider.name), call);
+    const answer = await this.json('chat/completions', mapChatRequest(limitOpenAiRequest(request, call), call.endpoint.model, quirks, call.provider.name), call);
     return reply(answer, mapChatChoices(answer.parsed, quirks, requestedTopLogprobs(request)));
   }
 
   async streamChat(request: ChatRequest, call: UpstreamCall, includeUsage: boolean): Promise<StreamReply> {
     const quirks = quirksFor(call.provider.name);
-    const body = withStreaming(mapChatRequest(request, call.endpoint.model, quirks, call.provider.name), quirks);
+    const body = withStreaming(mapChatRequest(limitOpenAiRequest(request, call), call.endpoint.model, quirks, call.provider.name), quirks);
     const state = createPassThroughState({ includeUsage, object: 'chat.completion.chunk', provider: call.provider.name, quirks, topLogprobs: requestedTopLogprobs(request) });
     return this.passThrough('chat/completions', body, call, state);
   }
@@ -53,7 +54,7 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
   async complete(request: CompletionRequest, call: UpstreamCall): Promise<JsonReply> {
     if (!hasNativeCompletions(call)) return completeViaChat(this, request, call);
     const quirks = quirksFor(call.provider.name);
-    const bodies = mapCompletionRequests(request, call.endpoint.model, quirks, call.provider.name);
+    const bodies = mapCompletionRequests(limitOpenAiRequest(request, call), call.endpoint.model, quirks, call.provider.name);
     if (quirks.singlePromptCompletions) return completeEachPrompt(bodies, textPrompts(request.prompt), request, quirks, this.promptTransport(call));
     return reply(await this.json('completions', bodies[0], call), false);
   }
@@ -61,7 +62,7 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
   async streamComplete(request: CompletionRequest, call: UpstreamCall, includeUsage: boolean): Promise<StreamReply> {
     if (!hasNativeCompletions(call)) return streamCompleteViaChat(this, request, call, includeUsage);
     const quirks = quirksFor(call.provider.name);
-    const bodies = mapCompletionRequests(request, call.endpoint.model, quirks, call.provider.name).map((body) => withStreaming(body, quirks));
+    const bodies = mapCompletionRequests(limitOpenAiRequest(request, call), call.endpoint.model, quirks, call.provider.name).map((body) => withStreaming(body, quirks));
     if (quirks.singlePromptCompletions) return streamEachPrompt(bodies, textPrompts(request.prompt), request, quirks, this.promptTransport(call), includeUsage);
     const state = createPassThroughState({ includeUsage, object: 'text_completion', provider: call.provider.name, quirks });
     return this.passThrough('completions', bodies[0], call, state);

@@ -29,6 +29,15 @@ export function RequestDetail({ row, onClose }: { row: RequestRow | null; onClos
           </dl>
           <h3>Route reason</h3>
           <p>{r.route_reason ?? '—'}</p>
+          {r.adjustments ? (
+            <>
+              <h3>Translation</h3>
+              <dl className="details">
+                {r.adjustments.dropped.length > 0 ? <div><dt>Left out</dt><dd>{r.adjustments.dropped.join(', ')}</dd></div> : null}
+                {r.adjustments.adjusted.length > 0 ? <div><dt>Changed</dt><dd>{r.adjustments.adjusted.join(', ')}</dd></div> : null}
+              </dl>
+            </>
+          ) : null}
           <h3>Attempts</h3>
           <div className="table-wrap">
             <table>
