@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { scriptView } from './emulator-common.ts';
 import { EmulatorServer, sendJson, writeSse, type EmulatorContext, type Fault } from './emulator-server.ts';
 import { answerResponses } from './openai-responses-emulator.ts';
+import { chosenToolIndex } from './emulator-common.ts';
 
 /**
  * A loopback stand-in for OpenAI's REST API, written from OpenAI's published OpenAPI spec and
@@ -252,7 +253,8 @@ export class OpenAiEmulator extends EmulatorServer {
     if (scripted && 'tool' in scripted) return { messages, toolCall: { name: scripted.tool, arguments: JSON.stringify(scripted.input) }, text: '', finish: 'tool_calls' };
     if (scripted) return { messages, toolCall: null, text: scripted.text, finish: 'stop' };
     if (tools.length > 0 && choice !== 'none' && last?.role === 'user') {
-      const tool = typeof choice === 'object' ? (tools.find((t) => t.function.name === choice.function.name) ?? tools[0]) : tools[0];
+      const chosen = tools[chosenToolIndex(tools.map((t) => t.function.name), textOf(last.content))];
+      const tool = typeof choice === 'object' ? (tools.find((t) => t.function.name === choice.function.name) ?? chosen) : chosen;
       return { messages, toolCall: { name: tool.function.name, arguments: toolArguments(tool) }, text: '', finish: 'tool_calls' };
     }
     const maxTokens = (body.max_completion_tokens ?? body.max_tokens) as number | undefined;
@@ -264,6 +266,13 @@ export class OpenAiEmulator extends EmulatorServer {
     if (!this.checkModel(res, body.model, this.options.chatModels)) return;
     if (!Array.isArray(body.messages) || body.messages.length === 0) {
       return this.error(res, 400, "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.", 'invalid_request_error', 'empty_array', 'messages');
+    }
+    // OpenAI's function-name rule (provider-wire.md §1.2); Groq and Together follow the OpenAI wire.
+    for (const [i, tool] of ((body.tools as Tool[] | undefined) ?? []).entries()) {
+      const name = tool?.function?.name;
+      if (typeof name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(name)) {
+        return this.error(res, 400, `Invalid 'tools[${i}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.`, 'invalid_request_error', 'invalid_value', `tools[${i}].function.name`);
+      }
     }
     if (!this.checkChatLimits(res, body)) return;
     const n = (body.n as number | undefined) ?? 1;

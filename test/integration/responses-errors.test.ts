@@ -78,8 +78,8 @@ describe('built-in tools', () => {
     expect((sent!.body as { tools: unknown[] }).tools).toEqual([{ type: 'web_search' }]);
   });
 
-  it.each(PROVIDERS.filter((p) => p.name !== 'openai').map((p) => [p.name, p.chat] as const))('%s: a clear 400 naming tools[i].type', async (name, model) => {
-    const error = await expectBadRequest(client.responses.create({ model, input: 'Search', tools: [{ type: 'function', name: 'f', parameters: { type: 'object', properties: {} }, strict: false }, { type: 'file_search', vector_store_ids: ['vs_1'] }] }), 'tools[1].type');
+  it.each(PROVIDERS.filter((p) => p.name !== 'openai').map((p) => [p.name, p.chat] as const))('%s: forced by tool_choice, a clear 400 naming tools[i].type', async (name, model) => {
+    const error = await expectBadRequest(client.responses.create({ model, input: 'Search', tool_choice: { type: 'file_search' }, tools: [{ type: 'function', name: 'f', parameters: { type: 'object', properties: {} }, strict: false }, { type: 'file_search', vector_store_ids: ['vs_1'] }] }), 'tools[1].type');
     expect(error.message).toContain(name);
     expect(error.message).toContain('file_search');
     expect(error.message).toMatch(/use an OpenAI model/);

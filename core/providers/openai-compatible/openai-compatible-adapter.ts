@@ -12,7 +12,7 @@ import { mapEmbeddingAnswer, type EmbeddingAnswer } from './map-embedding-answer
 import { mapEmbeddingRequest } from './map-embedding-request.ts';
 import { mapOpenAiError, statusOfErrorBody } from './map-error.ts';
 import { createPassThroughState, finishPassThrough, mapPassThroughChunk, normalizeUsage } from './map-stream-chunk.ts';
-import { quirksFor } from './quirks.ts';
+import { quirksFor, type OpenAiQuirks } from './quirks.ts';
 import { readUpstreamData } from './read-upstream-data.ts';
 
 type Operation = 'chat/completions' | 'completions' | 'embeddings';
@@ -30,6 +30,11 @@ interface Answer {
  * the answer comes back as it was, read for its usage, rewritten only where the provider's
  * dialect differs from OpenAI's (Together's finish reasons, logprobs and completions objects).
  */
+/** The chat fields this upstream does not take (quirks.droppedChatFields) that the caller set: said in X-Patchbay-Dropped and on the usage row. */
+function reportDroppedFields(request: ChatRequest, quirks: OpenAiQuirks, call: UpstreamCall): void {
+  for (const field of quirks.droppedChatFields) if ((request as Record<string, unknown>)[field] != null) call.adjustments?.drop(field);
+}
+
 export class OpenAiCompatibleAdapter implements ProviderAdapter {
   private readonly connectTimeoutMs: number;
 
@@ -39,12 +44,14 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
 
   async chat(request: ChatRequest, call: UpstreamCall): Promise<JsonReply> {
     const quirks = quirksFor(call.provider.name);
+    reportDroppedFields(request, quirks, call);
     const answer = await this.json('chat/completions', mapChatRequest(limitOpenAiRequest(request, call), call.endpoint.model, quirks, call.provider.name), call);
     return reply(answer, mapChatChoices(answer.parsed, quirks, requestedTopLogprobs(request)));
   }
 
   async streamChat(request: ChatRequest, call: UpstreamCall, includeUsage: boolean): Promise<StreamReply> {
     const quirks = quirksFor(call.provider.name);
+    reportDroppedFields(request, quirks, call);
     const body = withStreaming(mapChatRequest(limitOpenAiRequest(request, call), call.endpoint.model, quirks, call.provider.name), quirks);
     const state = createPassThroughState({ includeUsage, object: 'chat.completion.chunk', provider: call.provider.name, quirks, topLogprobs: requestedTopLogprobs(request) });
     return this.passThrough('chat/completions', body, call, state);
