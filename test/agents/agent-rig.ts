@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import type { RecordedRequest } from '../emulators/emulator-server.ts';
 import { startRig, type ProviderName, type Rig } from '../helpers/conformance-matrix.ts';
 import { usageRows } from '../helpers/start-patchbay.ts';
@@ -13,7 +13,23 @@ export { PROVIDERS, type ProviderCase, type ProviderName } from '../helpers/conf
 export async function startAgentRig(): Promise<Rig> {
   const rig = await startRig();
   for (const emulator of Object.values(rig.emulators)) emulator.script = agentScript;
-  return rig;
+  const record = process.env.PATCHBAY_AGENT_RECORD;
+  if (!record) return rig;
+  // PATCHBAY_AGENT_RECORD=FILE.jsonl: a line per model call the emulators received (for a report).
+  const stop = rig.stop;
+  return {
+    ...rig,
+    async stop() {
+      for (const [provider, emulator] of Object.entries(rig.emulators)) {
+        for (const request of emulator.requests) {
+          const body = (request.body ?? {}) as Record<string, any>;
+          const line = { file: expect.getState().testPath?.split('/').pop(), provider, method: request.method, path: request.path, tools: toolNames(body), maxTokens: body.max_tokens ?? body.max_completion_tokens ?? body.max_output_tokens ?? body.generationConfig?.maxOutputTokens, keys: Object.keys(body), headers: Object.keys(request.headers).filter((h) => /^(x-|anthropic|originator)/.test(h)) };
+          appendFileSync(record, `${JSON.stringify(line)}\n`);
+        }
+      }
+      await stop();
+    },
+  };
 }
 
 /** Marks where a run starts, so a test looks only at what that run caused. */
@@ -22,14 +38,36 @@ export interface Mark {
   rows: number;
 }
 
-export function mark(rig: Rig): Mark {
-  const requests = Object.fromEntries(Object.entries(rig.emulators).map(([name, e]) => [name, e.requests.length])) as Record<ProviderName, number>;
-  return { requests, rows: usageRows(rig.pb.patchbay).length };
+/** Model calls (POSTs) every emulator received so far. */
+function allCalls(rig: Rig): number {
+  return Object.values(rig.emulators).reduce((sum, e) => sum + e.requests.filter((r) => r.method === 'POST').length, 0);
+}
+
+/**
+ * Waits until Patchbay has written a usage row for every call the emulators received (a row is
+ * written as its answer ends, which can be after the agent that asked has exited), so rows of one
+ * run never count in the next.
+ */
+async function settle(rig: Rig, at: Mark | null): Promise<Record<string, unknown>[]> {
+  return vi.waitFor(
+    () => {
+      const rows = usageRows(rig.pb.patchbay);
+      expect(rows.length - (at?.rows ?? 0)).toBeGreaterThanOrEqual(allCalls(rig) - (at ? Object.values(at.requests).reduce((a, b) => a + b, 0) : 0));
+      return rows;
+    },
+    { timeout: 10_000, interval: 50 },
+  );
+}
+
+export async function mark(rig: Rig): Promise<Mark> {
+  const rows = await settle(rig, null);
+  const requests = Object.fromEntries(Object.entries(rig.emulators).map(([name, e]) => [name, e.requests.filter((r) => r.method === 'POST').length])) as Record<ProviderName, number>;
+  return { requests, rows: rows.length };
 }
 
 /** The model calls a provider's emulator received since the mark (POSTs; model listings and probes left out). */
 export function callsSince(rig: Rig, at: Mark, provider: ProviderName): RecordedRequest[] {
-  return rig.emulators[provider].requests.slice(at.requests[provider]).filter((r) => r.method === 'POST');
+  return rig.emulators[provider].requests.filter((r) => r.method === 'POST').slice(at.requests[provider]);
 }
 
 /** Every provider the run reached, with its number of model calls. */
@@ -42,9 +80,9 @@ export function providersReached(rig: Rig, at: Mark): Partial<Record<ProviderNam
   return out;
 }
 
-/** The usage rows written since the mark. */
-export function rowsSince(rig: Rig, at: Mark): Record<string, unknown>[] {
-  return usageRows(rig.pb.patchbay).slice(at.rows);
+/** The usage rows written since the mark, once there is one for every call since it. */
+export async function rowsSince(rig: Rig, at: Mark): Promise<Record<string, unknown>[]> {
+  return (await settle(rig, at)).slice(at.rows);
 }
 
 type Json = Record<string, any>;

@@ -52,7 +52,7 @@ describe.skipIf(!agentsInstalled).each(PROVIDERS.map((p) => [p.name, p] as [stri
     run(CODEX_BIN, ['exec', ...args], { cwd: workspace.project, env: { ...baseEnv(workspace.home), CODEX_HOME: codexHome, PATCHBAY_KEY: rig.pb.key } });
 
   it('answers a text turn from the provider, with a usage row', async () => {
-    const at = mark(rig);
+    const at = await mark(rig);
     const said = word('pineapple');
     const out = parse((await codex(['--json', '--skip-git-repo-check', `Say ${said}.`])).stdout);
     expect(out.failed, JSON.stringify(out.failed)).toBeUndefined();
@@ -69,11 +69,11 @@ describe.skipIf(!agentsInstalled).each(PROVIDERS.map((p) => [p.name, p] as [stri
       expect(offered.some((tool) => tool.includes('spawn_agent'))).toBe(true);
       expect(offered).not.toContain('web_search');
     }
-    expect(rowsSince(rig, at)).toMatchObject([{ endpoint: 'responses', provider: name, model: provider.servedChat, status: 200, stream: 1 }]);
+    expect((await rowsSince(rig, at))).toMatchObject([{ endpoint: 'responses', provider: name, model: provider.servedChat, status: 200, stream: 1 }]);
   });
 
   it('runs exec_command when the model asks and answers from its output', async () => {
-    const at = mark(rig);
+    const at = await mark(rig);
     const out = parse((await codex(['--json', '--skip-git-repo-check', `Run the shell command \`cat ${workspace.tokenFile}\` and tell me the token.`])).stdout);
     expect(out.failed, JSON.stringify(out.failed)).toBeUndefined();
     const command = out.events.find((e) => e.type === 'item.completed' && e.item.type === 'command_execution')?.item;
@@ -86,13 +86,13 @@ describe.skipIf(!agentsInstalled).each(PROVIDERS.map((p) => [p.name, p] as [stri
     expect(calls).toHaveLength(2);
     expect(JSON.stringify(calls[0].body)).not.toContain(workspace.token);
     expectInOrder(calls[1].body, ['exec_command', `cat ${workspace.tokenFile}`, workspace.token]);
-    const rows = rowsSince(rig, at);
+    const rows = (await rowsSince(rig, at));
     expect(rows).toHaveLength(2);
     for (const row of rows) expect(row).toMatchObject({ endpoint: 'responses', provider: name, model: provider.servedChat, status: 200 });
   });
 
   it('keeps a three-turn session (exec resume ID, then resume --last), replaying the history', async () => {
-    const at = mark(rig);
+    const at = await mark(rig);
     const [first, second] = [word('alpha'), word('beta')];
     const one = parse((await codex(['--json', '--skip-git-repo-check', `Remember the word ${first}.`])).stdout);
     expect(one.messages, JSON.stringify(one.failed)).toEqual([`Noted ${first}.`]);
@@ -105,6 +105,6 @@ describe.skipIf(!agentsInstalled).each(PROVIDERS.map((p) => [p.name, p] as [stri
     const calls = mainCalls(callsSince(rig, at, provider.name), 'exec_command');
     expect(calls).toHaveLength(3);
     expectInOrder(calls[2].body, [`Remember the word ${first}.`, `Noted ${first}.`, `Remember the word ${second}.`, `Noted ${second}.`, 'What was the first word?']);
-    expect(rowsSince(rig, at).filter((row) => row.provider === name && row.status === 200)).toHaveLength(3);
+    expect((await rowsSince(rig, at)).filter((row) => row.provider === name && row.status === 200)).toHaveLength(3);
   });
 });

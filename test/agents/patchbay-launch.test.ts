@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { editConfigFile, section } from '../../core/config/write-config.ts';
 import type { Rig } from '../helpers/conformance-matrix.ts';
 import { PROVIDERS, callsSince, mainCalls, mark, providersReached, rowsSince, startAgentRig, type ProviderCase } from './agent-rig.ts';
 import { CLAUDE_BIN, CLAUDE_QUIET_ENV, agentsInstalled, baseEnv, createWorkspace, jsonLines, repoRoot, run, type Workspace } from './run-agent.ts';
@@ -38,13 +39,19 @@ function patchbay(args: string[], extraEnv: Record<string, string> = {}) {
   return run(process.execPath, [join(repoRoot, 'bin', 'patchbay.js'), ...args], { cwd: workspace.project, env });
 }
 
+/** The profile, written as `patchbay agents set` writes it (that command has its own test: test/integration/cli-agents.test.ts). */
+function setProfile(agent: 'claude' | 'codex', profile: Record<string, unknown>): void {
+  editConfigFile(join(rig.pb.dataDir, 'config.json'), (raw) => {
+    section(raw, 'agents')[agent] = profile;
+  });
+}
+
 const agentKeyIds = new Set<string>();
 
 describe.skipIf(!agentsInstalled).each(PROVIDERS.map((p) => [p.name, p] as [string, ProviderCase]))('patchbay claude / patchbay codex via %s', (name, provider) => {
   it('patchbay claude runs Bash through the profile main model and the agent key, with the real window', async () => {
-    const set = await patchbay(['agents', 'set', 'claude', '--main', provider.chat, '--context-window', '128000']);
-    expect(set.code, set.stderr).toBe(0);
-    const at = mark(rig);
+    setProfile('claude', { main: provider.chat, contextWindow: 128_000 });
+    const at = await mark(rig);
     const out = await patchbay(['claude', '-p', `Run the shell command \`cat ${workspace.tokenFile}\` and tell me the token.`, '--output-format', 'json', '--tools', 'Bash', '--allowedTools', 'Bash']);
     expect(out.code, out.stderr + out.stdout).toBe(0);
     const result = jsonLines(out.stdout).find((e) => e.type === 'result')!;
@@ -54,7 +61,7 @@ describe.skipIf(!agentsInstalled).each(PROVIDERS.map((p) => [p.name, p] as [stri
     expect(result.modelUsage[provider.chat].contextWindow).toBe(name === 'anthropic' ? 200_000 : 128_000);
     expect(providersReached(rig, at)).toEqual({ [name]: 2 });
     expect(mainCalls(callsSince(rig, at, provider.name), 'Bash')).toHaveLength(2);
-    const rows = rowsSince(rig, at);
+    const rows = (await rowsSince(rig, at));
     expect(rows).toHaveLength(2);
     for (const row of rows) {
       expect(row).toMatchObject({ endpoint: 'messages', provider: name, status: 200 });
@@ -64,13 +71,12 @@ describe.skipIf(!agentsInstalled).each(PROVIDERS.map((p) => [p.name, p] as [stri
   });
 
   it('patchbay codex runs exec_command through -c overrides alone, leaving config.toml alone', async () => {
-    const set = await patchbay(['agents', 'set', 'codex', '--main', provider.chat]);
-    expect(set.code, set.stderr).toBe(0);
+    setProfile('codex', { main: provider.chat });
     const codexHome = join(workspace.home, '.codex');
     mkdirSync(codexHome, { recursive: true });
     const userConfig = '# the user\'s own settings\nmodel_reasoning_summary = "concise"\n';
     writeFileSync(join(codexHome, 'config.toml'), userConfig);
-    const at = mark(rig);
+    const at = await mark(rig);
     const out = await patchbay(['codex', 'exec', '--json', '--skip-git-repo-check', `Run the shell command \`cat ${workspace.tokenFile}\` and tell me the token.`]);
     const events = jsonLines(out.stdout);
     expect(events.find((e) => e.type === 'turn.failed' || e.type === 'error'), out.stdout + out.stderr).toBeUndefined();
@@ -78,7 +84,7 @@ describe.skipIf(!agentsInstalled).each(PROVIDERS.map((p) => [p.name, p] as [stri
     expect(messages.at(-1)).toBe(`The token is ${workspace.token}.`);
     expect(providersReached(rig, at)).toEqual({ [name]: 2 });
     expect(readFileSync(join(codexHome, 'config.toml'), 'utf8')).toBe(userConfig);
-    const rows = rowsSince(rig, at);
+    const rows = (await rowsSince(rig, at));
     expect(rows).toHaveLength(2);
     for (const row of rows) {
       expect(row).toMatchObject({ endpoint: 'responses', provider: name, model: provider.servedChat, status: 200 });
