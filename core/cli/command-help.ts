@@ -42,14 +42,20 @@ Revokes the key: requests with it get 401 from then on.`,
 const PROVIDERS: Record<string, string> = {
   list: `Usage: patchbay providers list [--json]
 
-Lists providers and where each one's key comes from: env, keychain or none (never the key).`,
-  'set-key': `Usage: patchbay providers set-key NAME
+Lists providers and where each one's key comes from: env, keychain or none, and the labels of its
+keys in the order requests use them (never a key), with a line for each key that is resting or withheld.`,
+  'set-key': `Usage: patchbay providers set-key NAME [--label LABEL]
 
 Reads the provider's secret from standard input and stores it in the OS keychain, e.g.
-  echo "$ANTHROPIC_KEY" | patchbay providers set-key anthropic`,
-  'delete-key': `Usage: patchbay providers delete-key NAME
+  echo "$ANTHROPIC_KEY" | patchbay providers set-key anthropic
+  echo "$GROQ_WORK_KEY" | patchbay providers set-key groq --label work
 
-Deletes the provider's secret from the OS keychain (an environment variable, if set, still applies).`,
+  --label LABEL   one more key of the provider under this label (1 to 32 of a-z, 0-9, - and _);
+                  the same label again replaces that key. Without it: the unlabelled "default" key.`,
+  'delete-key': `Usage: patchbay providers delete-key NAME [--label LABEL]
+
+Deletes the provider's secret (the one under LABEL, else the default one) from the OS keychain
+(an environment variable, if set, still applies).`,
   test: `Usage: patchbay providers test NAME
 
 A cheap authenticated call to the provider (lists its models; costs no tokens). Exits 1 when it fails.`,
@@ -104,12 +110,12 @@ The profiles "patchbay claude" and "patchbay codex" start the agents with, saved
 ANTHROPIC_MODEL (and its opus and sonnet tiers), background its haiku tier (session titles and
 other background work), subagent CLAUDE_CODE_SUBAGENT_MODEL; context-window the main model's real
 window (Claude Code assumes 1M tokens for models it does not know). Codex: its model and window.`,
-  usage: `Usage: patchbay usage [--month YYYY-MM] [--by model|provider|key|day] [--json] [--export csv|json]
+  usage: `Usage: patchbay usage [--month YYYY-MM] [--by model|provider|provider-key|key|day] [--json] [--export csv|json]
 
 A month's totals (default: this month, UTC), grouped by model unless --by says otherwise.
 
   --month YYYY-MM      the month (UTC)
-  --by GROUP           model, provider, key or day
+  --by GROUP           model, provider, provider-key (each provider key by label), key or day
   --json               the totals as JSON
   --export csv|json    every request of the month, one row each (CSV cells that a spreadsheet
                        would run as a formula are prefixed with ')`,

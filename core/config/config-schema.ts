@@ -47,6 +47,13 @@ export const aliasesSchema = z.record(
   z.array(modelNameSchema).min(1, 'must list at least one model').max(MAX_ALIAS_MEMBERS, `must list at most ${MAX_ALIAS_MEMBERS} models`),
 );
 
+/** How a provider's labelled keys take requests: each in order (the next only when one rests), or spread evenly. */
+export const KEY_ORDERS = ['ordered', 'spread'] as const;
+export type KeyOrder = (typeof KEY_ORDERS)[number];
+
+/** A provider key's label (`providers set-key groq --label work`); the unlabelled key is "default". */
+export const keyLabelSchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'labels are 1 to 32 lower-case letters, digits, - and _');
+
 /** A provider's name in config: what clients put before the slash in `name/model`. */
 export const providerNameSchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'provider names are 1 to 40 lower-case letters, digits, - and _');
 
@@ -60,6 +67,8 @@ export const providerConfigSchema = z.strictObject({
   apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name').optional(),
   /** Models a user-defined provider serves (listed in /v1/models); any model id is still passed through when pinned. */
   models: z.array(providerModelSchema).optional(),
+  /** With several labelled keys: try them in order (the default key first), or spread requests across them. */
+  keyOrder: z.enum(KEY_ORDERS).optional(),
 });
 export type ProviderConfig = z.infer<typeof providerConfigSchema>;
 

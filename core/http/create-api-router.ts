@@ -6,6 +6,7 @@ import {
   explainRouteSchema,
   newProviderSchema,
   keySettingsSchema,
+  providerKeyLabelSchema,
   providerSecretSchema,
   providerSettingsSchema,
   routingSettingsSchema,
@@ -141,6 +142,7 @@ export function createApiRouter(deps: ApiDeps): express.Router {
   const body = async <T>(req: Request, schema: Parameters<typeof validateBody>[0]) => validateBody(schema, await readJsonBody(req)) as T;
   const query = (req: Request) => validateBody(usageQuerySchema, { ...req.query });
   const param = (req: Request, name: string) => String((req.params as Record<string, string>)[name]);
+  const keyLabel = (req: Request) => validateBody(providerKeyLabelSchema, { label: param(req, 'label') }).label;
 
   router.get('/status', json(() => management.status()));
 
@@ -166,6 +168,9 @@ export function createApiRouter(deps: ApiDeps): express.Router {
   router.patch('/providers/:name', json(async (req) => management.updateProvider(param(req, 'name'), await body(req, providerSettingsSchema))));
   router.put('/providers/:name/secret', json(async (req) => management.setProviderSecret(param(req, 'name'), (await body<{ secret: string }>(req, providerSecretSchema)).secret)));
   router.delete('/providers/:name/secret', json((req) => management.deleteProviderSecret(param(req, 'name'))));
+  // A labelled key (several keys per provider); /secret above is the unlabelled "default" one.
+  router.put('/providers/:name/secrets/:label', json(async (req) => management.setProviderSecret(param(req, 'name'), (await body<{ secret: string }>(req, providerSecretSchema)).secret, keyLabel(req))));
+  router.delete('/providers/:name/secrets/:label', json((req) => management.deleteProviderSecret(param(req, 'name'), keyLabel(req))));
   router.post('/providers/:name/test', json((req) => management.testProvider(param(req, 'name'))));
 
   router.get('/routing', json(() => management.getRouting()));

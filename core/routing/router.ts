@@ -362,6 +362,9 @@ export class Router {
         endpoint,
         provider,
         apiKey: secrets.get(provider),
+        // The provider's keys: the transport tries them within this one attempt (see keyRing).
+        keys: secrets.keyRing?.(provider),
+        onKey: (label) => (trace.keyLabel = label),
         signal,
         firstByteTimeoutMs: config.firstByteTimeoutMs,
         onRateLimitExhausted: (until) => health.markRateLimited(endpoint.id, until),

@@ -105,6 +105,8 @@ export function float32Base64(values: number[]): string {
 
 export interface OpenAiEmulatorOptions {
   apiKey: string;
+  /** More keys the account accepts (a second project's key, say). */
+  moreApiKeys?: string[];
   chatModels?: string[];
   completionModels?: string[];
   embeddingDimensions?: Record<string, number>;
@@ -119,8 +121,15 @@ export class OpenAiEmulator extends EmulatorServer {
       chatModels: EMULATOR_CHAT_MODELS,
       completionModels: EMULATOR_COMPLETION_MODELS,
       embeddingDimensions: EMULATOR_EMBEDDING_DIMENSIONS,
+      moreApiKeys: [],
       ...options,
     };
+  }
+
+  /** Whether an Authorization header carries one of the account's keys. */
+  protected acceptsBearer(authorization: string | undefined): boolean {
+    if (authorization === `Bearer ${this.options.apiKey}`) return true;
+    return this.options.moreApiKeys.some((key) => authorization === `Bearer ${key}`);
   }
 
   protected rateLimitHeaders(): Record<string, string> {
@@ -156,13 +165,13 @@ export class OpenAiEmulator extends EmulatorServer {
     const retryAfter: Record<string, string> = fault.retryAfterSeconds !== undefined ? { 'retry-after': String(fault.retryAfterSeconds) } : {};
     const headers = { ...this.rateLimitHeaders(), ...retryAfter, ...fault.headers };
     const sentStatus = fault.errorWith200 ? 200 : status;
-    if (fault.quoteKey) return sendJson(res, sentStatus, { error: this.keyQuotingError(message) }, headers);
+    if (fault.quoteKey) return sendJson(res, sentStatus, { error: this.keyQuotingError(message, fault.carriedKey) }, headers);
     sendJson(res, sentStatus, { error: { message: fault.message ?? message, type, param: null, code } }, headers);
   }
 
   /** An error object that quotes the key the request carried in every field, in every encoding (Fault.quoteKey). */
-  protected keyQuotingError(message: string): Record<string, string> {
-    const key = this.options.apiKey;
+  protected keyQuotingError(message: string, carried: string | undefined): Record<string, string> {
+    const key = carried ?? this.options.apiKey;
     const escaped = JSON.stringify(key).slice(1, -1);
     return {
       message: `${message} Request was: Authorization: Bearer ${key}; url ?key=${encodeURIComponent(key)}; body {"api_key":"${escaped}"}`,
@@ -178,13 +187,13 @@ export class OpenAiEmulator extends EmulatorServer {
   /** The mid-stream error event: OpenAI's, or one quoting the key (Fault.quoteKey). */
   protected errorEventFor(fault: Fault | undefined): () => string {
     if (!fault?.quoteKey) return this.streamErrorEvent;
-    return () => `data: ${JSON.stringify({ error: this.keyQuotingError('The server had an error while processing your request.') })}\n\n`;
+    return () => `data: ${JSON.stringify({ error: this.keyQuotingError('The server had an error while processing your request.', fault.carriedKey) })}\n\n`;
   }
 
   protected async handle(ctx: EmulatorContext): Promise<void> {
     const { req, res, path, fault } = ctx;
     const auth = req.headers.authorization;
-    if (auth !== `Bearer ${this.options.apiKey}`) {
+    if (!this.acceptsBearer(auth)) {
       const shown = auth?.replace(/^Bearer\s+/i, '').slice(0, 5) ?? '';
       return this.error(res, 401, auth ? `Incorrect API key provided: ${shown}***.` : "You didn't provide an API key.", 'invalid_request_error', auth ? 'invalid_api_key' : null);
     }

@@ -102,3 +102,79 @@ describe('a provider secret quoted back by an upstream never leaves Patchbay', (
     expect(everything).not.toContain(CANARY);
   });
 });
+
+describe('every key of a provider with several labelled keys is redacted, whichever key the upstream quotes', () => {
+  // Two keychain keys, each around its own canary.
+  const CANARY_B = 'LEAKCANARYb41d2e';
+  const KEY_B = `sk-${CANARY_B}+/"w"\\x&y=z`;
+  const openai = new OpenAiEmulator({ apiKey: KEY, moreApiKeys: [KEY_B] });
+  const seen: string[] = [];
+  let pb: TestPatchbay;
+
+  const post = async (body: Record<string, unknown>) => {
+    const response = await fetch(`${pb.patchbay.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${pb.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    seen.push(text, JSON.stringify([...response.headers]));
+    return { status: response.status, text };
+  };
+  const api = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${pb.patchbay.url}/api${path}`, {
+      method,
+      headers: { authorization: `Bearer ${pb.patchbay.adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    seen.push(text);
+    return text;
+  };
+  const ask = { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] };
+
+  beforeAll(async () => {
+    const upstream = await openai.start();
+    pb = await startPatchbay({ config: { providers: { openai: { baseUrl: `${upstream}/v1` } }, usage: { contentLog: true } } });
+    await api('PUT', '/providers/openai/secret', { secret: KEY });
+    await api('PUT', '/providers/openai/secrets/second', { secret: KEY_B });
+  });
+  afterAll(async () => {
+    await api('DELETE', '/providers/openai/secret').catch(() => undefined);
+    await api('DELETE', '/providers/openai/secrets/second').catch(() => undefined);
+    await pb?.stop();
+    await openai.close();
+  });
+
+  it('a 429 quoting the first key moves to the second; a 400 quoting the second, and then its 429, reach the client redacted', async () => {
+    openai.inject({ status: 429, quoteKey: true, apiKey: KEY, retryAfterSeconds: 60 });
+    expect((await post(ask)).status).toBe(200);
+    openai.inject({ status: 400, quoteKey: true, apiKey: KEY_B });
+    const refused = await post(ask);
+    expect(refused.status).toBe(400);
+    expect(JSON.parse(refused.text).error.message).toContain('Bearer [redacted]');
+    // The first key still rests: the second one's 429 leaves no key, and the answer is a 429.
+    openai.inject({ status: 429, quoteKey: true, apiKey: KEY_B, retryAfterSeconds: 60 });
+    const limited = await post(ask);
+    expect(limited.status).toBe(429);
+    expect(limited.text).toContain('[redacted]');
+    // Each key's last error (shown by label on the Providers page) is redacted too.
+    const providers = await api('GET', '/providers');
+    expect(providers).toContain('[redacted]');
+  });
+
+  it('neither key is anywhere: answers, provider views, usage API and exports, logs, and the raw SQLite files', async () => {
+    const rows = usageRows(pb.patchbay);
+    expect(rows.map((r) => r.provider_key)).toContain('second');
+    seen.push(JSON.stringify(rows));
+    seen.push(JSON.stringify(pb.patchbay.db.prepare('SELECT * FROM content_log').all()));
+    await api('GET', '/usage/requests');
+    await api('GET', '/usage/export?format=csv');
+    await api('GET', '/usage/export?format=json');
+    seen.push(...pb.logs);
+    seen.push(dataDirBytes(pb.dataDir));
+    const everything = seen.join('\n');
+    expect(everything).not.toContain(CANARY);
+    expect(everything).not.toContain(CANARY_B);
+  });
+});

@@ -25,15 +25,26 @@ interface Answer {
 }
 
 /**
+ * The chat fields this upstream does not take (quirks.droppedChatFields) that the caller set to
+ * something that matters: said in X-Patchbay-Dropped and on the usage row. A field sent at its
+ * no-op value (`frequency_penalty: 0`, `logprobs: false`, `logit_bias: {}`, as some SDKs and editors
+ * always send) changes nothing when left out, so it is not reported.
+ */
+function reportDroppedFields(request: ChatRequest, quirks: OpenAiQuirks, call: UpstreamCall): void {
+  for (const field of quirks.droppedChatFields) if (!isNoOp((request as Record<string, unknown>)[field])) call.adjustments?.drop(field);
+}
+
+function isNoOp(value: unknown): boolean {
+  if (value == null || value === 0 || value === false) return true;
+  return typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0;
+}
+
+/**
  * OpenAI, Groq, Together and every user-defined OpenAI-compatible endpoint. The caller's body goes
  * upstream with the minimum of edits (the provider's model id, what its quirks table says) and
  * the answer comes back as it was, read for its usage, rewritten only where the provider's
  * dialect differs from OpenAI's (Together's finish reasons, logprobs and completions objects).
  */
-/** The chat fields this upstream does not take (quirks.droppedChatFields) that the caller set: said in X-Patchbay-Dropped and on the usage row. */
-function reportDroppedFields(request: ChatRequest, quirks: OpenAiQuirks, call: UpstreamCall): void {
-  for (const field of quirks.droppedChatFields) if ((request as Record<string, unknown>)[field] != null) call.adjustments?.drop(field);
-}
 
 export class OpenAiCompatibleAdapter implements ProviderAdapter {
   private readonly connectTimeoutMs: number;

@@ -24,7 +24,7 @@ export type {
   UsageSeries,
   UsageTotals,
 } from '../../../core/management/management-views.ts';
-export type { KeyView, ProviderView } from '../../../core/management/management-service.ts';
+export type { KeyView, ProviderKeyView, ProviderView } from '../../../core/management/management-service.ts';
 export type { ExplainRequest, RouteExplanation, SkipCode } from '../../../core/routing/explain-route.ts';
 export type { ManagedModel } from '../../../core/management/list-managed-models.ts';
 

@@ -3,6 +3,7 @@ import { api } from '../../api/api-client.ts';
 import type { RequestRow } from '../../api/types.ts';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
 import { ErrorNote } from '../../components/query-state.tsx';
+import { RequestAdjustments } from './request-adjustments.tsx';
 import { formatDateTime, formatMs, formatTokens, formatUsd } from '../../format/format-numbers.ts';
 
 /** One request: its attempts in order and why it was routed that way. */
@@ -21,7 +22,7 @@ export function RequestDetail({ row, onClose }: { row: RequestRow | null; onClos
             <div><dt>Time</dt><dd>{formatDateTime(r.ts)}</dd></div>
             <div><dt>Key</dt><dd>{r.key_name ?? r.key_id ?? '—'}</dd></div>
             <div><dt>Requested</dt><dd>{r.requested_model}{r.strategy ? ` (${r.strategy})` : ''}</dd></div>
-            <div><dt>Served by</dt><dd>{r.provider ? `${r.provider} / ${r.model}` : '—'}</dd></div>
+            <div><dt>Served by</dt><dd>{r.provider ? `${r.provider} / ${r.model}${r.provider_key ? ` (key ${r.provider_key})` : ''}` : '—'}</dd></div>
             <div><dt>Status</dt><dd>{String(r.status)}{r.error_type ? ` · ${r.error_type}` : ''}</dd></div>
             <div><dt>Tokens</dt><dd>{formatTokens(r.prompt_tokens)} in, {formatTokens(r.completion_tokens)} out</dd></div>
             <div><dt>Cost</dt><dd>{formatUsd(r.cost_usd)}</dd></div>
@@ -29,15 +30,7 @@ export function RequestDetail({ row, onClose }: { row: RequestRow | null; onClos
           </dl>
           <h3>Route reason</h3>
           <p>{r.route_reason ?? '—'}</p>
-          {r.adjustments ? (
-            <>
-              <h3>Translation</h3>
-              <dl className="details">
-                {r.adjustments.dropped.length > 0 ? <div><dt>Left out</dt><dd>{r.adjustments.dropped.join(', ')}</dd></div> : null}
-                {r.adjustments.adjusted.length > 0 ? <div><dt>Changed</dt><dd>{r.adjustments.adjusted.join(', ')}</dd></div> : null}
-              </dl>
-            </>
-          ) : null}
+          <RequestAdjustments adjustments={r.adjustments} />
           <h3>Attempts</h3>
           <div className="table-wrap">
             <table>
