@@ -202,7 +202,7 @@ export class ManagementService {
       withheld: key.withheld !== null,
       notice: key.withheld ? `${key.withheld}.` : null,
       ...(key.secret === undefined
-        ? { resting_until: null, rest_reason: null, last_error: null, last_used_at: null }
+        ? { resting_until: null, rest_reason: null, last_error: null, last_used_at: null, requests_since_start: 0 }
         : secrets.health.view(p.name, { label: key.label, secret: key.secret })),
     }));
   }

@@ -35,6 +35,8 @@ export interface KeyHealthView {
   rest_reason: string | null;
   last_error: { status: number; message: string; at: string } | null;
   last_used_at: string | null;
+  /** Requests this key answered since Patchbay started (the usage rows keep the lasting count, by label). */
+  requests_since_start: number;
 }
 
 interface KeyState {
@@ -44,6 +46,7 @@ interface KeyState {
   restStatus: number;
   lastError: { status: number; message: string; at: number } | null;
   lastUsedAt: number | null;
+  served: number;
 }
 
 /** Without a retry-after, a rate-limited or out-of-quota key rests this long. */
@@ -71,6 +74,7 @@ export class KeyHealth {
       served: (key) => {
         const state = this.stateOf(provider, key);
         state.lastUsedAt = this.now();
+        state.served++;
       },
       allRestingUntil: () => {
         const now = this.now();
@@ -87,13 +91,14 @@ export class KeyHealth {
 
   view(provider: string, key: ProviderKey): KeyHealthView {
     const state = this.states.get(stateKey(provider, key.label));
-    if (!state || state.secret !== key.secret) return { resting_until: null, rest_reason: null, last_error: null, last_used_at: null };
+    if (!state || state.secret !== key.secret) return { resting_until: null, rest_reason: null, last_error: null, last_used_at: null, requests_since_start: 0 };
     const resting = state.restUntil > this.now();
     return {
       resting_until: resting ? (Number.isFinite(state.restUntil) ? new Date(state.restUntil).toISOString() : 'until the key is set again') : null,
       rest_reason: resting ? restReason(state.restStatus) : null,
       last_error: state.lastError ? { ...state.lastError, at: new Date(state.lastError.at).toISOString() } : null,
       last_used_at: state.lastUsedAt === null ? null : new Date(state.lastUsedAt).toISOString(),
+      requests_since_start: state.served,
     };
   }
 
@@ -128,7 +133,7 @@ export class KeyHealth {
     const id = stateKey(provider, key.label);
     let state = this.states.get(id);
     if (!state || state.secret !== key.secret) {
-      state = { secret: key.secret, restUntil: 0, restStatus: 0, lastError: null, lastUsedAt: null };
+      state = { secret: key.secret, restUntil: 0, restStatus: 0, lastError: null, lastUsedAt: null, served: 0 };
       this.states.set(id, state);
     }
     return state;

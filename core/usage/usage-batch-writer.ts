@@ -2,7 +2,7 @@ import type { PatchbayDatabase } from './open-database.ts';
 import { prepareRollups } from './usage-rollups.ts';
 import type { UsageRecord } from './usage-store.ts';
 
-/** One usage row as the INSERT takes it: 26 values in column order (attempts as JSON text). */
+/** One usage row as the INSERT takes it: 27 values in column order (attempts as JSON text). */
 export type RowValues = (string | number | null)[];
 
 export interface ContentEntry {

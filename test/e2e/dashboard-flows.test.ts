@@ -120,7 +120,7 @@ describe('the dashboard in a real browser, against the real Patchbay', { timeout
     await together.getByLabel('Labelled key').fill(secret);
     await together.getByRole('button', { name: 'Save labelled key' }).click();
     await together.getByText('Key "work" saved.').waitFor();
-    const row = together.getByRole('table', { name: 'together keys' }).getByRole('row', { name: /^work keychain ready/ });
+    const row = together.getByRole('table', { name: 'together keys' }).getByRole('row', { name: /^work keychain ready 0/ });
     await row.waitFor();
     expect(await together.getByLabel('Labelled key').inputValue()).toBe('');
     expect(await page.content()).not.toContain(secret);

@@ -44,7 +44,7 @@ type AnthropicTool = { name: string; type?: string; defer_loading?: boolean; inp
 
 /** The beta that lets mid-conversation system messages add and remove tools (anthropic-sdk-typescript's AnthropicBeta). */
 export const TOOL_CHANGES_BETA = 'mid-conversation-tool-changes-2026-07-01';
-const EFFORTS = ['low', 'medium', 'high', 'max'];
+const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'];
 export type OutputBlock =
   | { type: 'text'; text: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, string> }

@@ -121,8 +121,9 @@ export class OpenAiEmulator extends EmulatorServer {
       chatModels: EMULATOR_CHAT_MODELS,
       completionModels: EMULATOR_COMPLETION_MODELS,
       embeddingDimensions: EMULATOR_EMBEDDING_DIMENSIONS,
-      moreApiKeys: [],
       ...options,
+      // Subclasses pass `moreApiKeys: undefined` through when they were given none.
+      moreApiKeys: options.moreApiKeys ?? [],
     };
   }
 
@@ -169,12 +170,32 @@ export class OpenAiEmulator extends EmulatorServer {
     sendJson(res, sentStatus, { error: { message: fault.message ?? message, type, param: null, code } }, headers);
   }
 
-  /** An error object that quotes the key the request carried in every field, in every encoding (Fault.quoteKey). */
+  /**
+   * An error object that quotes the key the request carried in every field, in every encoding
+   * (Fault.quoteKey): as sent, URL-encoded, JSON-escaped, and the ways a careless upstream or proxy
+   * echoes it in a log line: without its prefix, upper- and lower-cased, base64 and base64url (of
+   * the key, of the key without its prefix, inside a Basic credential), split by spaces and lines.
+   */
   protected keyQuotingError(message: string, carried: string | undefined): Record<string, string> {
     const key = carried ?? this.options.apiKey;
     const escaped = JSON.stringify(key).slice(1, -1);
+    const bare = key.replace(/^[A-Za-z]+[-_]/, '');
+    const b64 = (text: string) => Buffer.from(text).toString('base64');
+    const b64url = (text: string) => Buffer.from(text).toString('base64url');
+    const groups = (text: string, size: number, separator: string) => text.match(new RegExp(`[\\s\\S]{1,${size}}`, 'g'))!.join(separator);
+    const echoes = [
+      `key id ${bare}`,
+      `KEY=${key.toUpperCase()}`,
+      `key=${key.toLowerCase()}`,
+      `b64 ${b64(key)}`,
+      `b64url ${b64url(key)}`,
+      `bare b64 ${b64(bare)} / ${b64url(bare)}`,
+      `Authorization: Basic ${b64(`api:${key}`)}`,
+      `spaced ${groups(key, 4, ' ')}`,
+      `wrapped ${groups(bare, 6, '\n  ')}`,
+    ];
     return {
-      message: `${message} Request was: Authorization: Bearer ${key}; url ?key=${encodeURIComponent(key)}; body {"api_key":"${escaped}"}`,
+      message: `${message} Request was: Authorization: Bearer ${key}; url ?key=${encodeURIComponent(key)}; body {"api_key":"${escaped}"}; seen as ${echoes.join('; ')}`,
       type: encodeURIComponent(key),
       param: escaped,
       code: `Bearer ${key}`,
@@ -375,8 +396,11 @@ export class OpenAiEmulator extends EmulatorServer {
     const model = body.model as string;
     const native = this.options.embeddingDimensions[model];
     if (!native) return this.error(res, 404, `The model \`${model}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found');
-    const inputs = typeof body.input === 'string' ? [body.input] : (body.input as unknown[]);
-    if (!Array.isArray(inputs) || inputs.length === 0 || inputs.some((i) => typeof i !== 'string' || i === '')) {
+    // OpenAI takes a string, strings, token ids (one input) or arrays of token ids.
+    const raw = body.input;
+    const inputs = typeof raw === 'string' ? [raw] : Array.isArray(raw) && raw.length > 0 && raw.every((i) => typeof i === 'number') ? [raw] : (raw as unknown[]);
+    const isIds = (i: unknown) => Array.isArray(i) && i.length > 0 && i.every((t) => Number.isInteger(t) && t >= 0);
+    if (!Array.isArray(inputs) || inputs.length === 0 || inputs.some((i) => (typeof i !== 'string' || i === '') && !isIds(i))) {
       return this.error(res, 400, "'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.", 'invalid_request_error', null);
     }
     let dimensions = native;
@@ -385,11 +409,11 @@ export class OpenAiEmulator extends EmulatorServer {
       dimensions = body.dimensions as number;
     }
     const base64 = body.encoding_format === 'base64';
-    const data = (inputs as string[]).map((input, index) => {
-      const vector = embeddingFor(input, dimensions);
+    const data = inputs.map((input, index) => {
+      const vector = embeddingFor(typeof input === 'string' ? input : (input as number[]).join(' '), dimensions);
       return { object: 'embedding', index, embedding: base64 ? float32Base64(vector) : vector };
     });
-    const tokens = (inputs as string[]).reduce((sum, i) => sum + countTokens(i), 0);
+    const tokens = inputs.reduce((sum: number, i) => sum + (typeof i === 'string' ? countTokens(i) : (i as number[]).length), 0);
     sendJson(res, 200, { object: 'list', data, model, usage: { prompt_tokens: tokens, total_tokens: tokens } }, this.rateLimitHeaders());
   }
 }

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runProvidersCommand } from '../../core/cli/providers-command.ts';
 import { runUsageCommand } from '../../core/cli/usage-command.ts';
 import { KeychainSecretStore } from '../../core/secrets/keychain-secret-store.ts';
+import { AnthropicEmulator } from '../emulators/anthropic-emulator.ts';
 import { GroqEmulator } from '../emulators/groq-emulator.ts';
 import { TogetherEmulator } from '../emulators/together-emulator.ts';
 import { startPatchbay, usageRows, type TestPatchbay } from '../helpers/start-patchbay.ts';
@@ -93,6 +94,7 @@ describe('several keys per provider: a key that is rate limited, out of quota or
     expect(first.rest_reason).toContain('429');
     expect(work).toMatchObject({ label: 'work', resting_until: null, last_error: null });
     expect(work.last_used_at).not.toBeNull();
+    expect([first.requests_since_start, work.requests_since_start]).toEqual([0, 2]);
 
     // The usage rows say which key served, by label; the provider was tried once (no fallback).
     const rows = usageRows(pb!.patchbay);
@@ -221,5 +223,51 @@ describe('several keys per provider: a key that is rate limited, out of quota or
     // No key ever appears in what the CLI printed or the API answered.
     const everything = printed + out.join('') + JSON.stringify((await api('GET', '/providers')).json);
     for (const secret of [FIRST, SECOND]) expect(everything).not.toContain(secret);
+  });
+});
+
+describe('the Anthropic pass-through (/v1/messages, what Claude Code sends) tries the keys the same way', () => {
+  const FIRST_ANT = 'sk-ant-test-first-0123456789abcdef';
+  const SECOND_ANT = 'sk-ant-test-second-fedcba987654321';
+  const anthropic = new AnthropicEmulator({ apiKey: FIRST_ANT, moreApiKeys: [SECOND_ANT] });
+  let pb: TestPatchbay | undefined;
+  const api = (method: string, path: string, body?: unknown) =>
+    fetch(`${pb!.patchbay.url}/api${path}`, {
+      method,
+      headers: { authorization: `Bearer ${pb!.patchbay.adminToken}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const messages = (stream: boolean) =>
+    fetch(`${pb!.patchbay.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': pb!.key, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'claude-haiku-4-5', max_tokens: 50, messages: [{ role: 'user', content: 'hello' }], stream }),
+    });
+
+  beforeAll(async () => {
+    const url = await anthropic.start();
+    pb = await startPatchbay({ config: { providers: { anthropic: { baseUrl: `${url}/v1` } } } });
+    await api('PUT', '/providers/anthropic/secret', { secret: FIRST_ANT });
+    await api('PUT', '/providers/anthropic/secrets/second', { secret: SECOND_ANT });
+  });
+  afterAll(async () => {
+    await api('DELETE', '/providers/anthropic/secret');
+    await api('DELETE', '/providers/anthropic/secrets/second');
+    await pb?.stop();
+    await anthropic.close();
+  });
+
+  it('a billing error (402) on the first key, JSON and streamed, is answered through the second key; the first rests', async () => {
+    anthropic.inject({ status: 402, apiKey: FIRST_ANT });
+    const json = await messages(false);
+    expect(json.status).toBe(200);
+    expect(((await json.json()) as { type: string }).type).toBe('message');
+    const stream = await messages(true);
+    expect(stream.status).toBe(200);
+    expect(await stream.text()).toContain('event: message_stop');
+    expect(anthropic.requests.map((r) => r.headers['x-api-key'])).toEqual([FIRST_ANT, SECOND_ANT, SECOND_ANT]);
+    const keys = ((await (await api('GET', '/providers')).json()) as { data: { name: string; keys: { label: string; rest_reason: string | null }[] }[] }).data.find((p) => p.name === 'anthropic')!.keys;
+    expect(keys.map((k) => [k.label, k.rest_reason])).toEqual([['default', 'out of quota (402)'], ['second', null]]);
+    expect(usageRows(pb!.patchbay).map((r) => r.provider_key)).toEqual(['second', 'second']);
   });
 });

@@ -9,6 +9,20 @@ import { startPatchbay, usageRows, type TestPatchbay } from '../helpers/start-pa
 const CANARY = 'LEAKCANARY7f3a9c';
 const KEY = `sk-${CANARY}+/"q"\\x&y=z`;
 
+/**
+ * The base64 text any stream holding `text` at some byte offset must contain: for each of the
+ * three alignments, the encoding of the whole 3-byte groups inside it (standard and URL alphabet).
+ */
+function base64Cores(text: string): string[] {
+  const bytes = Buffer.from(text);
+  const cores: string[] = [];
+  for (let skip = 0; skip < 3; skip++) {
+    const whole = bytes.subarray(skip, skip + Math.floor((bytes.length - skip) / 3) * 3);
+    cores.push(whole.toString('base64'), whole.toString('base64url'));
+  }
+  return cores;
+}
+
 /** Every byte of the data dir (patchbay.db, -wal, -shm, config), as text to search. */
 function dataDirBytes(dir: string): string {
   return readdirSync(dir)
@@ -100,6 +114,14 @@ describe('a provider secret quoted back by an upstream never leaves Patchbay', (
     const everything = seen.join('\n');
     expect(everything).toContain('[redacted]');
     expect(everything).not.toContain(CANARY);
+    // In any case, split by any whitespace, or base64-encoded (with or without the prefix, at any offset).
+    const squeezed = everything.replace(/\s+/g, '');
+    expect(squeezed.toLowerCase()).not.toContain(CANARY.toLowerCase());
+    for (const core of base64Cores(KEY.slice('sk-'.length))) expect(squeezed).not.toContain(core);
+    // The upstream did quote it in all those forms (so the searches above had something to find).
+    const quoted = JSON.stringify((openai as unknown as { keyQuotingError(message: string, carried: string | undefined): unknown }).keyQuotingError('x', undefined));
+    expect(quoted.toLowerCase().replace(/\s+|\\n/g, '').split(CANARY.toLowerCase()).length).toBeGreaterThan(6);
+    expect(base64Cores(KEY.slice('sk-'.length)).filter((core) => quoted.replace(/\\n|\s+/g, '').includes(core)).length).toBeGreaterThanOrEqual(3);
   });
 });
 

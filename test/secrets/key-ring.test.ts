@@ -42,7 +42,7 @@ describe('which keys one attempt tries, in which order', () => {
     const replaced = { label: 'default', secret: 'key-a2' };
     current.keys = [replaced, b];
     expect(labels(ring.order())).toEqual(['default', 'work']);
-    expect(health.view('groq', replaced)).toEqual({ resting_until: null, rest_reason: null, last_error: null, last_used_at: null });
+    expect(health.view('groq', replaced)).toEqual({ resting_until: null, rest_reason: null, last_error: null, last_used_at: null, requests_since_start: 0 });
   });
 
   it('when every key rests, all are tried anyway, the first to wake first; one key is always tried', () => {

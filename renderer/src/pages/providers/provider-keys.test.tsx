@@ -10,14 +10,14 @@ import { useProviderMutations } from './provider-mutations.ts';
 
 afterEach(() => vi.unstubAllGlobals());
 
-const fresh = { resting_until: null, rest_reason: null, last_error: null, last_used_at: null };
+const fresh = { resting_until: null, rest_reason: null, last_error: null, last_used_at: null, requests_since_start: 0 };
 const key = (label: string, more: Partial<ProviderKeyView> = {}): ProviderKeyView => ({ label, source: 'keychain', withheld: false, notice: null, ...fresh, ...more });
 const groq: ProviderView = {
   name: 'groq', protocol: 'openai', builtin: true, enabled: true, base_url: 'https://api.groq.com/openai/v1',
   key_source: 'keychain', requires_key: true, secret_withheld: false, notice: null, models: [], key_order: 'ordered',
   keys: [
     key('default', { resting_until: '2026-11-26T12:00:00.000Z', rest_reason: 'rate limited or out of quota (429)', last_error: { status: 429, message: 'groq: Rate limit reached', at: '2026-11-26T11:59:00.000Z' } }),
-    key('work'),
+    key('work', { requests_since_start: 12 }),
   ],
 };
 
@@ -32,8 +32,8 @@ describe("a provider's labelled keys", () => {
     const table = await screen.findByRole('table', { name: 'groq keys' });
     const rows = within(table).getAllByRole('row').slice(1);
     expect(rows.map((r) => r.textContent)).toEqual([
-      expect.stringMatching(/^defaultkeychainresting until .*: rate limited or out of quota \(429\)429: groq: Rate limit reached$/),
-      'workkeychainready—Delete',
+      expect.stringMatching(/^defaultkeychainresting until .*: rate limited or out of quota \(429\)0429: groq: Rate limit reached$/),
+      'workkeychainready12—Delete',
     ]);
   });
 

@@ -27,7 +27,7 @@ export function ProviderKeys({ provider, mutations }: { provider: ProviderView; 
           <table>
             <caption className="visually-hidden">{provider.name} keys</caption>
             <thead>
-              <tr><th scope="col">Label</th><th scope="col">From</th><th scope="col">State</th><th scope="col">Last error</th><th scope="col"><span className="visually-hidden">Delete</span></th></tr>
+              <tr><th scope="col">Label</th><th scope="col">From</th><th scope="col">State</th><th scope="col">Requests since start</th><th scope="col">Last error</th><th scope="col"><span className="visually-hidden">Delete</span></th></tr>
             </thead>
             <tbody>
               {keys.map((key) => (
@@ -35,6 +35,7 @@ export function ProviderKeys({ provider, mutations }: { provider: ProviderView; 
                   <td>{key.label}</td>
                   <td>{key.source}</td>
                   <td>{keyState(key)}</td>
+                  <td>{key.requests_since_start}</td>
                   <td>{key.last_error ? `${key.last_error.status}: ${key.last_error.message}` : '—'}</td>
                   <td>
                     {key.label !== 'default' ? (
@@ -92,7 +93,7 @@ function LabelledKeyForm({ provider, mutations }: { provider: ProviderView; muta
         <label htmlFor={`${id}-label`}>Key label</label>
         <input id={`${id}-label`} name="label" autoComplete="off" placeholder="work" {...described('label')} />
         <label htmlFor={`${id}-secret`}>Labelled key</label>
-        <input id={`${id}-secret`} name="secret" type="password" autoComplete="off" placeholder="Paste a key (same label: replaces)" {...described('secret')} />
+        <input id={`${id}-secret`} name="secret" type="password" autoComplete="off" placeholder="Paste a key" {...described('secret')} />
         <button type="submit" className="button" disabled={mutations.setLabelledSecret.isPending}>Save labelled key</button>
       </div>
       {errors.label ? <span className="field-error" id={`${id}-label-error`}>Label {errors.label}</span> : null}
