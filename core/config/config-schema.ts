@@ -72,6 +72,32 @@ export const providerConfigSchema = z.strictObject({
 });
 export type ProviderConfig = z.infer<typeof providerConfigSchema>;
 
+/** A context window in tokens, as a coding agent is told it (CLAUDE_CODE_AUTO_COMPACT_WINDOW, Codex's model_context_window). */
+const contextWindowSchema = z.number().int('must be a whole number of tokens').min(1_000, 'must be at least 1,000 tokens').max(10_000_000, 'must be at most 10,000,000 tokens');
+
+/**
+ * agents.claude: what `patchbay claude` gives Claude Code. `main` is its main model (ANTHROPIC_MODEL,
+ * and the opus and sonnet tiers), `background` its haiku tier (session titles, summaries and other
+ * background work), `subagent` the model of its subagents; `contextWindow` the main model's real
+ * window, for a model Claude Code does not know (it assumes 1M tokens for those).
+ */
+export const claudeProfileSchema = z.strictObject({
+  main: modelNameSchema.optional(),
+  background: modelNameSchema.optional(),
+  subagent: modelNameSchema.optional(),
+  contextWindow: contextWindowSchema.optional(),
+});
+
+/** agents.codex: what `patchbay codex` gives Codex CLI (as `-c` overrides): its model and that model's window. */
+export const codexProfileSchema = z.strictObject({
+  main: modelNameSchema.optional(),
+  contextWindow: contextWindowSchema.optional(),
+});
+
+export const agentsSchema = z.strictObject({ claude: claudeProfileSchema.optional(), codex: codexProfileSchema.optional() });
+export type AgentProfiles = z.infer<typeof agentsSchema>;
+export type AgentName = keyof AgentProfiles;
+
 export const configSchema = z.strictObject({
   server: z
     .strictObject({
@@ -126,6 +152,8 @@ export const configSchema = z.strictObject({
       aliases: aliasesSchema.optional(),
     })
     .optional(),
+  /** The coding agents `patchbay claude` and `patchbay codex` start: their models and windows. */
+  agents: agentsSchema.optional(),
   usage: z
     .strictObject({
       /** Flat fee in USD added to every request's cost. */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { BUILTIN_PROVIDERS } from './builtin-providers.ts';
-import { configSchema, type KeyOrder, type PatchbayConfigFile, type Protocol, type Strategy } from './config-schema.ts';
+import { configSchema, type AgentProfiles, type KeyOrder, type PatchbayConfigFile, type Protocol, type Strategy } from './config-schema.ts';
 
 export const DEFAULT_PORT = 8790;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -54,6 +54,8 @@ export interface PatchbayConfig {
   revision: number;
   /** Routing paused from the tray or dashboard: /v1 requests get a 503 until resumed. Not saved: a restart resumes. */
   paused: boolean;
+  /** agents: the profiles `patchbay claude` and `patchbay codex` start the agents with. */
+  agents: AgentProfiles;
 }
 
 /** Raised when the config file cannot be used; the message lists the path and every bad field. */
@@ -173,6 +175,7 @@ function resolveConfig(file: PatchbayConfigFile, path: string | null): PatchbayC
     aliases: new Map(Object.entries(file.routing?.aliases ?? {})),
     revision: 0,
     paused: false,
+    agents: file.agents ?? {},
   };
 }
 

@@ -179,6 +179,7 @@ export function createApiRouter(deps: ApiDeps): express.Router {
   });
   router.post('/providers/:name/discover', json((req) => management.discoverProviderModels(param(req, 'name'))));
   router.get('/models', json(() => management.listModels()));
+  router.get('/agents', json(() => management.agents()));
   router.patch('/providers/:name', json(async (req) => management.updateProvider(param(req, 'name'), await body(req, providerSettingsSchema))));
   router.put('/providers/:name/secret', json(async (req) => management.setProviderSecret(param(req, 'name'), (await body<{ secret: string }>(req, providerSecretSchema)).secret)));
   router.delete('/providers/:name/secret', json((req) => management.deleteProviderSecret(param(req, 'name'))));

@@ -5,6 +5,7 @@ import { discoverModels, type DiscoveredModel } from '../providers/discover-mode
 import type { RouteExplanation, Router } from '../routing/router.ts';
 import { applyConfigChange, type LiveConfig } from './apply-config-change.ts';
 import { listManagedModels, type ManagedModel } from './list-managed-models.ts';
+import { describeAgents } from './describe-agents.ts';
 import { InvalidRequestError, PatchbayError } from '../errors/patchbay-error.ts';
 import type { ApiKeyRecord, KeyStore } from '../keys/key-store.ts';
 import { testCredential, type CredentialTest } from '../providers/test-credential.ts';
@@ -349,6 +350,11 @@ export class ManagementService {
   /** Every model, built-in alias and custom alias, for the dashboard's pickers. */
   listModels(): { data: ManagedModel[] } {
     return { data: listManagedModels(this.deps.catalog, this.deps.config) };
+  }
+
+  /** GET /api/agents: how `patchbay claude` / `patchbay codex` start the agents, as copyable text. */
+  agents() {
+    return describeAgents(this.deps.config, this.deps.configPath, this.deps.catalog, this.baseUrl);
   }
 
   usageSummary(month = currentMonth(), groupBy: UsageGroup = 'model') {

@@ -153,7 +153,7 @@ export class AnthropicEmulator extends EmulatorServer {
     const body = raw as Record<string, unknown>;
     const invalid = validateMessagesRequest(body, betas);
     if (invalid) return this.error(res, invalid.status, invalid.type, invalid.message, requestId);
-    const plan = this.withCache(planReply(body, this.options.toolPreamble), body);
+    const plan = this.withCache(planReply(body, this.options.toolPreamble, this.script), body);
     const id = `msg_01${randomAlnum(22)}`;
     const message = { id, type: 'message', role: 'assistant', model: body.model, content: plan.blocks, stop_reason: plan.stopReason, stop_sequence: plan.stopSequence, usage: this.usage(plan, plan.outputTokens) };
     if (body.stream !== true) return sendJson(res, 200, message, this.headers(requestId));

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { ModelScript } from './emulator-common.ts';
 
 /**
  * A fault to inject into the next matching request(s). Shared by every provider emulator, so one
@@ -82,6 +83,8 @@ export abstract class EmulatorServer {
   chunkDelayMs = 0;
   /** TCP connections accepted so far (a client that keeps its connections alive opens few). */
   connections = 0;
+  /** What the emulated model answers, when a test scripts it (else the emulator's default rule). */
+  script: ModelScript | null = null;
 
   /** Queues a fault for the next matching request(s). */
   inject(fault: Fault): void {

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { scriptView } from './emulator-common.ts';
 import { EmulatorServer, sendJson, writeSse, type EmulatorContext, type Fault } from './emulator-server.ts';
 import { answerResponses } from './openai-responses-emulator.ts';
 import { chosenToolIndex } from './emulator-common.ts';
@@ -232,7 +233,7 @@ export class OpenAiEmulator extends EmulatorServer {
   /** POST /v1/responses (openai-responses-emulator.ts): OpenAI's own; its look-alikes (Groq, Together) answer 404 here. */
   protected responses(res: ServerResponse, body: Record<string, unknown>, fault: Fault | undefined): Promise<void> {
     const headers = this.rateLimitHeaders();
-    return answerResponses(res, body, fault, { chatModels: this.options.chatModels, chunkDelayMs: this.chunkDelayMs, headers, error: (r, status, message, type, code, param = null) => this.error(r, status, message, type, code, param) });
+    return answerResponses(res, body, fault, { script: this.script, chatModels: this.options.chatModels, chunkDelayMs: this.chunkDelayMs, headers, error: (r, status, message, type, code, param = null) => this.error(r, status, message, type, code, param) });
   }
 
   protected listModels(res: ServerResponse): void {
@@ -278,6 +279,9 @@ export class OpenAiEmulator extends EmulatorServer {
     const tools = (body.tools as Tool[] | undefined) ?? [];
     const choice = body.tool_choice as string | { function: { name: string } } | undefined;
     const last = messages[messages.length - 1];
+    const scripted = this.script?.(scriptView(messages, tools.map((t) => t.function.name)));
+    if (scripted && 'tool' in scripted) return { messages, toolCall: { name: scripted.tool, arguments: JSON.stringify(scripted.input) }, text: '', finish: 'tool_calls' };
+    if (scripted) return { messages, toolCall: null, text: scripted.text, finish: 'stop' };
     if (tools.length > 0 && choice !== 'none' && last?.role === 'user') {
       const chosen = tools[chosenToolIndex(tools.map((t) => t.function.name), textOf(last.content))];
       const tool = typeof choice === 'object' ? (tools.find((t) => t.function.name === choice.function.name) ?? chosen) : chosen;

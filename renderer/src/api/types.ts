@@ -30,6 +30,8 @@ export type { ManagedModel } from '../../../core/management/list-managed-models.
 
 /** GET /api/status. */
 export type StatusBody = ReturnType<ManagementService['status']>;
+/** GET /api/agents. */
+export type AgentsBody = ReturnType<ManagementService['agents']>;
 /** GET /api/routing (and PATCH's answer). */
 export type RoutingBody = ReturnType<ManagementService['getRouting']>;
 /** POST /api/providers/:name/test. */
