@@ -149,6 +149,9 @@ const MIGRATIONS: string[] = [
   // What translation dropped or changed for the answering endpoint (issue 20): JSON
   // {"dropped": [...], "adjusted": [...]}, NULL when nothing was (and on old rows).
   `ALTER TABLE usage ADD COLUMN adjustments TEXT;`,
+  // The label of the provider key that served (issue 22: several keys per provider), never the
+  // key itself. Old rows and providers without keys read NULL.
+  `ALTER TABLE usage ADD COLUMN provider_key TEXT;`,
   // Why a request failed, in the words its answer gave the client (a 503 no_eligible_provider says
   // which breakers are open, a 429 insufficient_quota the cap and what was used), and whether a
   // fallback served it (an endpoint after one that failed): the request log shows both (issue 25).

@@ -29,6 +29,7 @@ export interface StoredUsageRow {
   route_reason: string | null;
   attempts: string;
   adjustments: string | null;
+  provider_key: string | null;
   error_message: string | null;
   fallback: number;
 }
@@ -64,6 +65,7 @@ export function storedToRequestRow(row: StoredUsageRow): RequestRow {
     route_reason: row.route_reason,
     attempts: JSON.parse(row.attempts) as AttemptView[],
     adjustments: parseAdjustments(row.adjustments),
+    provider_key: row.provider_key,
     error_message: row.error_message,
     fallback: row.fallback === 1,
   };
@@ -96,6 +98,7 @@ export function recordToRequestRow(record: UsageRecord, keyName: string | null):
     route_reason: record.routeReason ?? null,
     attempts: record.attempts satisfies AttemptView[],
     adjustments: record.adjustments ?? null,
+    provider_key: record.providerKey ?? null,
     error_message: record.errorMessage ?? null,
     fallback: record.fallback ?? false,
   };

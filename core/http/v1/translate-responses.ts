@@ -24,12 +24,24 @@ function refuseNativeOnly(decoded: DecodedResponses, call: UpstreamCall): void {
 }
 
 /**
+ * What this upstream gets without, said in X-Patchbay-Dropped and on the usage row: built-in tools
+ * the request offers without forcing them, the fields no translated upstream takes, and
+ * prompt_cache_key where the upstream has no cache key (Anthropic and Gemini here; an
+ * OpenAI-compatible adapter says so itself when its upstream does not take the field).
+ */
+function reportLeftOut(adapter: ProviderAdapter, decoded: DecodedResponses, call: UpstreamCall): void {
+  for (const tool of decoded.builtIns) call.adjustments?.drop(`tools[${tool.type}]`);
+  for (const field of decoded.leftOut) call.adjustments?.drop(field);
+  if (adapter.neutral && decoded.extras.prompt_cache_key !== undefined) call.adjustments?.drop('prompt_cache_key');
+}
+
+/**
  * The adapter with the chat fields the neutral model has no place for yet (text.format as
  * response_format, reasoning.effort) added to the chat request it is handed. Each adapter maps
  * them as it does for /v1/chat/completions (Anthropic: JSON through a tool; Gemini: a response schema).
  */
 export function withChatExtras(adapter: ProviderAdapter, extras: ChatExtras): ProviderAdapter {
-  if (extras.response_format === undefined && extras.reasoning_effort === undefined) return adapter;
+  if (Object.values(extras).every((value) => value === undefined)) return adapter;
   return Object.create(adapter, {
     streamChat: { value: (request: Parameters<ProviderAdapter['streamChat']>[0], call: UpstreamCall, includeUsage: boolean) => adapter.streamChat({ ...request, ...extras }, call, includeUsage) },
   }) as ProviderAdapter;
@@ -75,10 +87,11 @@ function neutralFormat(format: ChatExtras['response_format']): NeutralResponseFo
 /** A whole response from an upstream that does not speak Responses: its answer streamed as neutral parts and collected. */
 export async function translateResponse(adapter: ProviderAdapter, call: UpstreamCall, decoded: DecodedResponses, baseFor: ResponseBaseFor): Promise<JsonReply> {
   refuseNativeOnly(decoded, call);
+  reportLeftOut(adapter, decoded, call);
   const stream = await openParts(adapter, decoded, call);
   const parts: StreamPart[] = [];
   for (let next = await stream.parts.next(); !next.done; next = await stream.parts.next()) parts.push(next.value);
-  const response = encodeResponse(parts, createResponsesEncodeState(baseFor(call.endpoint.model), call.provider.name, decoded.customTools));
+  const response = encodeResponse(parts, createResponsesEncodeState(baseFor(call.endpoint.model), call.provider.name, decoded.toolNames));
   if (!response) throw new ProviderError({ provider: call.provider.name, upstreamStatus: 502, message: 'the answer ended before its finish', retryable: true });
   const finish = parts.find((p) => p.type === 'finish');
   return { body: JSON.stringify(response), usage: finish?.type === 'finish' && finish.usage ? toOpenAiUsage(finish.usage) : null };
@@ -93,9 +106,10 @@ export async function translateResponse(adapter: ProviderAdapter, call: Upstream
  */
 export async function translateResponseStream(adapter: ProviderAdapter, call: UpstreamCall, decoded: DecodedResponses, baseFor: ResponseBaseFor): Promise<StreamReply> {
   refuseNativeOnly(decoded, call);
+  reportLeftOut(adapter, decoded, call);
   const stream = await openParts(adapter, decoded, call);
   let usage: Usage | null = null;
-  let state = createResponsesEncodeState(baseFor(call.endpoint.model), call.provider.name, decoded.customTools);
+  let state = createResponsesEncodeState(baseFor(call.endpoint.model), call.provider.name, decoded.toolNames);
   async function* events(): AsyncGenerator<string> {
     try {
       for (let next = await stream.parts.next(); !next.done; next = await stream.parts.next()) {

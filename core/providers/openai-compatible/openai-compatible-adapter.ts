@@ -12,7 +12,7 @@ import { mapEmbeddingAnswer, type EmbeddingAnswer } from './map-embedding-answer
 import { mapEmbeddingRequest } from './map-embedding-request.ts';
 import { mapOpenAiError, statusOfErrorBody } from './map-error.ts';
 import { createPassThroughState, finishPassThrough, mapPassThroughChunk, normalizeUsage } from './map-stream-chunk.ts';
-import { quirksFor } from './quirks.ts';
+import { quirksFor, type OpenAiQuirks } from './quirks.ts';
 import { readUpstreamData } from './read-upstream-data.ts';
 
 type Operation = 'chat/completions' | 'completions' | 'embeddings';
@@ -25,11 +25,27 @@ interface Answer {
 }
 
 /**
+ * The chat fields this upstream does not take (quirks.droppedChatFields) that the caller set to
+ * something that matters: said in X-Patchbay-Dropped and on the usage row. A field sent at its
+ * no-op value (`frequency_penalty: 0`, `logprobs: false`, `logit_bias: {}`, as some SDKs and editors
+ * always send) changes nothing when left out, so it is not reported.
+ */
+function reportDroppedFields(request: ChatRequest, quirks: OpenAiQuirks, call: UpstreamCall): void {
+  for (const field of quirks.droppedChatFields) if (!isNoOp((request as Record<string, unknown>)[field])) call.adjustments?.drop(field);
+}
+
+function isNoOp(value: unknown): boolean {
+  if (value == null || value === 0 || value === false) return true;
+  return typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0;
+}
+
+/**
  * OpenAI, Groq, Together and every user-defined OpenAI-compatible endpoint. The caller's body goes
  * upstream with the minimum of edits (the provider's model id, what its quirks table says) and
  * the answer comes back as it was, read for its usage, rewritten only where the provider's
  * dialect differs from OpenAI's (Together's finish reasons, logprobs and completions objects).
  */
+
 export class OpenAiCompatibleAdapter implements ProviderAdapter {
   private readonly connectTimeoutMs: number;
 
@@ -39,12 +55,14 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
 
   async chat(request: ChatRequest, call: UpstreamCall): Promise<JsonReply> {
     const quirks = quirksFor(call.provider.name);
+    reportDroppedFields(request, quirks, call);
     const answer = await this.json('chat/completions', mapChatRequest(limitOpenAiRequest(request, call), call.endpoint.model, quirks, call.provider.name), call);
     return reply(answer, mapChatChoices(answer.parsed, quirks, requestedTopLogprobs(request)));
   }
 
   async streamChat(request: ChatRequest, call: UpstreamCall, includeUsage: boolean): Promise<StreamReply> {
     const quirks = quirksFor(call.provider.name);
+    reportDroppedFields(request, quirks, call);
     const body = withStreaming(mapChatRequest(limitOpenAiRequest(request, call), call.endpoint.model, quirks, call.provider.name), quirks);
     const state = createPassThroughState({ includeUsage, object: 'chat.completion.chunk', provider: call.provider.name, quirks, topLogprobs: requestedTopLogprobs(request) });
     return this.passThrough('chat/completions', body, call, state);

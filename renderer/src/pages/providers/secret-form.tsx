@@ -30,17 +30,19 @@ export function SecretForm({ provider, mutations }: { provider: ProviderView; mu
     }
   };
 
+  // This form is the unlabelled ("default") key's; labelled keys have their own (provider-keys.tsx).
+  const source = provider.keys.find((k) => k.label === 'default')?.source ?? 'none';
   const envName = provider.key_env ?? 'an environment variable';
   const state =
-    provider.key_source === 'keychain'
+    source === 'keychain'
       ? `set (from the keychain${provider.key_env ? `; ${provider.key_env} is not set` : ''})`
-      : provider.key_source === 'env'
+      : source === 'env'
         ? `set (from ${envName}, which wins over the keychain)`
         : provider.requires_key
           ? 'not set'
           : 'not needed';
   // A save while the variable is set changes nothing until Patchbay restarts without it: say so, not just "saved".
-  const savedNote = !saved ? null : provider.key_source === 'env' ? `Saved to the keychain, but ${envName} is set in Patchbay's environment and keeps being used; the saved key takes over once Patchbay restarts without ${envName}.` : 'Saved to the keychain; used from the next request on.';
+  const savedNote = !saved ? null : source === 'env' ? `Saved to the keychain, but ${envName} is set in Patchbay's environment and keeps being used; the saved key takes over once Patchbay restarts without ${envName}.` : 'Saved to the keychain; used from the next request on.';
   return (
     <form className="inline-form" onSubmit={submit} noValidate>
       <div className="label-line">
@@ -48,14 +50,14 @@ export function SecretForm({ provider, mutations }: { provider: ProviderView; mu
         <span className="muted">{provider.secret_withheld ? 'withheld' : state}</span>
       </div>
       <div className="row">
-        <input id={id} name="secret" type="password" autoComplete="off" placeholder={provider.key_source === 'none' ? 'Paste the provider key' : 'Paste a new key to replace it'} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : undefined} />
-        <button type="submit" className="button" disabled={mutations.setSecret.isPending}>{provider.key_source === 'keychain' ? 'Replace' : 'Save'}</button>
-        {provider.key_source === 'keychain' ? (
+        <input id={id} name="secret" type="password" autoComplete="off" placeholder={source === 'none' ? 'Paste the provider key' : 'Paste a new key to replace it'} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : undefined} />
+        <button type="submit" className="button" disabled={mutations.setSecret.isPending}>{source === 'keychain' ? 'Replace' : 'Save'}</button>
+        {source === 'keychain' ? (
           <button type="button" className="button danger" onClick={() => mutations.deleteSecret.mutate(provider.name)}>Delete key</button>
         ) : null}
       </div>
       {error ? <span className="field-error" id={`${id}-error`}>{error}</span> : null}
-      <p role="status" className={provider.key_source === 'env' && saved ? 'warn-text' : 'muted'} hidden={!savedNote}>{savedNote}</p>
+      <p role="status" className={source === 'env' && saved ? 'warn-text' : 'muted'} hidden={!savedNote}>{savedNote}</p>
     </form>
   );
 }
