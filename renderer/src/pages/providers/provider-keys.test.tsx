@@ -14,7 +14,7 @@ const fresh = { resting_until: null, rest_reason: null, last_error: null, last_u
 const key = (label: string, more: Partial<ProviderKeyView> = {}): ProviderKeyView => ({ label, source: 'keychain', withheld: false, notice: null, ...fresh, ...more });
 const groq: ProviderView = {
   name: 'groq', protocol: 'openai', builtin: true, enabled: true, base_url: 'https://api.groq.com/openai/v1',
-  key_source: 'keychain', requires_key: true, secret_withheld: false, notice: null, models: [], key_order: 'ordered',
+  key_source: 'keychain', requires_key: true, secret_withheld: false, notice: null, models: [], key_order: 'ordered', key_env: 'GROQ_API_KEY',
   keys: [
     key('default', { resting_until: '2026-11-26T12:00:00.000Z', rest_reason: 'rate limited or out of quota (429)', last_error: { status: 429, message: 'groq: Rate limit reached', at: '2026-11-26T11:59:00.000Z' } }),
     key('work', { requests_since_start: 12 }),
