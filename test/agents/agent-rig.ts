@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, vi } from 'vitest';
 import type { RecordedRequest } from '../emulators/emulator-server.ts';
@@ -120,11 +120,17 @@ export function expectInOrder(body: unknown, texts: string[]): void {
   }
 }
 
-/** The README's fenced block that follows the first line matching `after` (a recipe, re-checked as written). */
+/**
+ * The fenced block of the user's manual (README.md, then docs/*.md, where the README's deep sections
+ * live) that follows the first line matching `after` (a recipe, re-checked as written).
+ */
 export function readmeBlock(after: RegExp, language: string): string {
-  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  const docs = join(repoRoot, 'docs');
+  const readme = [join(repoRoot, 'README.md'), ...readdirSync(docs).filter((f) => f.endsWith('.md')).sort().map((f) => join(docs, f))]
+    .map((file) => readFileSync(file, 'utf8'))
+    .join('\n');
   const start = readme.search(after);
-  if (start === -1) throw new Error(`README has no line matching ${after}`);
+  if (start === -1) throw new Error(`README and docs/ have no line matching ${after}`);
   const fence = readme.indexOf('```' + language + '\n', start);
   const end = readme.indexOf('\n```', fence + 4);
   return readme.slice(fence + language.length + 4, end);
