@@ -9,7 +9,8 @@ const BIN = join(import.meta.dirname, '..', '..', 'bin', 'patchbay.js');
 
 // Issue 25 (6, 7): one data dir is served by one process, the CLI finds the running server without
 // being told its data dir, and the terminal says what it is doing in the user's own command.
-describe('the CLI and the running server', () => {
+// Each CLI run is a process of its own (several seconds each on a busy machine): generous timeouts.
+describe('the CLI and the running server', { timeout: 120_000 }, () => {
   let home: string;
   let dataDir: string;
   let env: NodeJS.ProcessEnv;
@@ -43,7 +44,7 @@ describe('the CLI and the running server', () => {
     // No PATCHBAY_HOME: the default data dir is HOME/.local/share/patchbay, and the server uses another.
     env = { PATH: process.env.PATH, HOME: home, XDG_RUNTIME_DIR: join(home, 'run'), OPENAI_API_KEY: 'sk-one-server-test-key' };
     server = await serve(['--data-dir', dataDir]);
-  });
+  }, 120_000);
   afterAll(async () => {
     server?.child.kill('SIGINT');
     await server?.exit;

@@ -54,7 +54,8 @@ describe("a user-defined provider's card", () => {
   });
 
   it('says an environment variable keeps winning when a key is saved while it is set', async () => {
-    const openai = { ...ollama, name: 'openai', builtin: true, requires_key: true, key_source: 'env' as const, key_env: 'OPENAI_API_KEY' };
+    const fromEnv = { label: 'default', source: 'env' as const, withheld: false, notice: null, resting_until: null, rest_reason: null, last_error: null, last_used_at: null, requests_since_start: 0 };
+    const openai = { ...ollama, name: 'openai', builtin: true, requires_key: true, key_source: 'env' as const, key_env: 'OPENAI_API_KEY', keys: [fromEnv] };
     installFakeApi({ 'PUT /api/providers/openai/secret': () => json(200, openai) });
     render(<QueryClientProvider client={createQueryClient()}><Card provider={openai} /></QueryClientProvider>);
     expect(screen.getByText(/from OPENAI_API_KEY, which wins over the keychain/)).toBeTruthy();
