@@ -15,6 +15,8 @@ import { HealthTracker } from '../routing/health-tracker.ts';
 import { KeychainSecretStore } from '../secrets/keychain-secret-store.ts';
 import { openDatabase } from '../usage/open-database.ts';
 import { UsageStore } from '../usage/usage-store.ts';
+import { SqliteUsageReader } from '../usage/sqlite-usage-reader.ts';
+import { SqliteKeyBackend } from '../keys/sqlite-key-backend.ts';
 import { UsageError } from './run-cli.ts';
 
 type Service = ManagementService;
@@ -28,10 +30,10 @@ type Async<F extends (...args: never[]) => unknown> = (...args: Parameters<F>) =
 export type Management = {
   [K in 'listKeys' | 'rotateKey' | 'revokeKey' | 'listProviders' | 'setProviderSecret' | 'deleteProviderSecret' | 'testProvider' | 'getRouting' | 'usageSummary' | 'exportUsage']: Async<Service[K]>;
 } & {
-  createKey: (input: z.input<typeof createKeySchema>) => Promise<ReturnType<Service['createKey']>>;
-  updateKey: (id: string, input: z.input<typeof keySettingsSchema>) => Promise<ReturnType<Service['updateKey']>>;
+  createKey: (input: z.input<typeof createKeySchema>) => Promise<Awaited<ReturnType<Service['createKey']>>>;
+  updateKey: (id: string, input: z.input<typeof keySettingsSchema>) => Promise<Awaited<ReturnType<Service['updateKey']>>>;
   setRouting: (input: z.input<typeof routingSettingsSchema>) => Promise<ReturnType<Service['setRouting']>>;
-  explainRoute: (input: z.input<typeof explainRouteSchema>) => Promise<ReturnType<Service['explainRoute']>>;
+  explainRoute: (input: z.input<typeof explainRouteSchema>) => Promise<Awaited<ReturnType<Service['explainRoute']>>>;
 };
 
 export interface ManagementConnection {
@@ -71,8 +73,8 @@ export async function connectManagement(values: { 'data-dir'?: string; config?: 
     configPath,
     catalog,
     router,
-    keys: new KeyStore(db),
-    usage: new UsageStore(db),
+    keys: new SqliteKeyBackend(new KeyStore(db)),
+    usage: new SqliteUsageReader(new UsageStore(db)),
     secrets,
     health,
     version: readVersion(),

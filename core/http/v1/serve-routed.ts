@@ -68,7 +68,8 @@ export async function serveRouted(req: IncomingMessage, res: ServerResponse, ctx
     if (key && KeyLimiter.isLimited(key)) {
       const outputTokens = operation.route.maxTokens ?? ASSUMED_COMPLETION_TOKENS;
       const costUsd = Math.max(...plan.candidates.map((e) => expectedCost(e, plan.promptTokens, outputTokens))) + ctx.routingFeeUsd;
-      request.admission = ctx.limiter.admit(key, { tokens: plan.promptTokens + outputTokens, costUsd }, request.headers);
+      const admitted = ctx.limiter.admit(key, { tokens: plan.promptTokens + outputTokens, costUsd }, request.headers);
+      request.admission = admitted instanceof Promise ? await admitted : admitted;
     }
     if (operation.stream && operation.openStream) {
       await serveStream(res, ctx, request, operation, plan, abort);

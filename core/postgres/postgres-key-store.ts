@@ -1,0 +1,207 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { KeyBackend } from '../keys/key-backend.ts';
+import { hashSecret, newSecret, toRecord, type ApiKeyRecord, type CreatedKey, type KeyCheck, type KeyRow, type KeySettings } from '../keys/key-store.ts';
+
+/** The channel every replica listens on; the payload is the changed key's id. */
+export const KEYS_CHANNEL = 'patchbay_keys';
+const RECONNECT_MS = 500;
+
+/**
+ * Keys in PostgreSQL, checked on the request path against an in-memory map of every key (no
+ * round trip per request). Every write commits with a NOTIFY on KEYS_CHANNEL in its transaction;
+ * each replica holds a LISTEN connection and reloads the key named in the payload as the
+ * notification arrives (PostgreSQL delivers it at commit). So a revocation is honoured by every
+ * replica within the notification's delivery time after the commit, measured by
+ * test/stores/postgres-replicas.test.ts. While the LISTEN connection is down, this replica refuses
+ * every key (it cannot know what was revoked meanwhile), then reloads all keys once it is back.
+ */
+export class PostgresKeyStore implements KeyBackend {
+  private readonly pool: pg.Pool;
+  private readonly connectionString: string;
+  private readonly log: (message: string) => void;
+  private byHash = new Map<string, ApiKeyRecord>();
+  private byId = new Map<string, ApiKeyRecord & { hash: string }>();
+  private readonly hashes = new Map<string, string>();
+  private listener: pg.Client | null = null;
+  private listening = false;
+  private closed = false;
+  private readonly clock: () => number;
+
+  private constructor(pool: pg.Pool, connectionString: string, log: (message: string) => void, clock: () => number) {
+    this.pool = pool;
+    this.connectionString = connectionString;
+    this.log = log;
+    this.clock = clock;
+  }
+
+  static async open(pool: pg.Pool, connectionString: string, log: (message: string) => void, clock: () => number = Date.now): Promise<PostgresKeyStore> {
+    const store = new PostgresKeyStore(pool, connectionString, log, clock);
+    await store.listen();
+    return store;
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.connectionString });
+    client.on('notification', (message) => {
+      if (message.channel === KEYS_CHANNEL && message.payload) void this.reloadOne(message.payload);
+    });
+    const lost = (error?: Error) => {
+      if (this.listener !== client) return;
+      this.listener = null;
+      this.listening = false;
+      client.removeAllListeners('error');
+      client.on('error', () => undefined);
+      void client.end().catch(() => undefined);
+      if (this.closed) return;
+      this.log(`Lost the key-change connection to PostgreSQL${error ? ` (${error.message})` : ''}; keys are refused until it is back.`);
+      const retry = setTimeout(() => void this.listen().catch(() => lost()), RECONNECT_MS);
+      retry.unref();
+    };
+    client.on('error', lost);
+    client.on('end', () => lost());
+    this.listener = client;
+    await client.connect();
+    await client.query(`LISTEN ${KEYS_CHANNEL}`);
+    // Listening first, then loading: a change committed in between is both loaded and notified.
+    await this.reloadAll();
+    this.listening = true;
+  }
+
+  private async reloadAll(): Promise<void> {
+    const rows = (await this.pool.query<KeyRow & { secret_hash: string }>('SELECT * FROM api_keys')).rows;
+    const byHash = new Map<string, ApiKeyRecord>();
+    const byId = new Map<string, ApiKeyRecord & { hash: string }>();
+    for (const row of rows) {
+      const record = toRecord(row);
+      byHash.set(row.secret_hash, record);
+      byId.set(row.id, { ...record, hash: row.secret_hash });
+    }
+    this.byHash = byHash;
+    this.byId = byId;
+  }
+
+  private async reloadOne(id: string): Promise<ApiKeyRecord | undefined> {
+    const row = (await this.pool.query<KeyRow & { secret_hash: string }>('SELECT * FROM api_keys WHERE id = $1', [id])).rows[0];
+    this.apply(id, row);
+    return row ? toRecord(row) : undefined;
+  }
+
+  /** Puts a key's current row (or its absence) into the maps. */
+  private apply(id: string, row: (KeyRow & { secret_hash: string }) | undefined): void {
+    const old = this.byId.get(id);
+    if (old) this.byHash.delete(old.hash);
+    if (!row) {
+      this.byId.delete(id);
+      return;
+    }
+    const record = toRecord(row);
+    this.byHash.set(row.secret_hash, record);
+    this.byId.set(id, { ...record, hash: row.secret_hash });
+  }
+
+  check(secret: string): KeyCheck {
+    if (!this.listening) return { ok: false, reason: 'unknown' };
+    let hash = this.hashes.get(secret);
+    if (hash === undefined) {
+      hash = hashSecret(secret);
+      if (this.hashes.size >= 1000) this.hashes.clear();
+      this.hashes.set(secret, hash);
+    }
+    const record = this.byHash.get(hash);
+    if (!record) return { ok: false, reason: 'unknown' };
+    if (record.revokedAt !== null) return { ok: false, reason: 'revoked', record };
+    if (record.expiresAt !== null && record.expiresAt <= this.clock()) return { ok: false, reason: 'expired', record };
+    return { ok: true, record };
+  }
+
+  nameOf(id: string): string | null {
+    return this.byId.get(id)?.name ?? null;
+  }
+
+  /** Runs a write and its NOTIFY in one transaction; returns the key's row after it. */
+  private async write(id: string, sql: string, values: unknown[]): Promise<(KeyRow & { secret_hash: string }) | undefined> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await client.query<KeyRow & { secret_hash: string }>(sql, values);
+      if (result.rowCount) await client.query('SELECT pg_notify($1, $2)', [KEYS_CHANNEL, id]);
+      await client.query('COMMIT');
+      const row = result.rows[0];
+      if (row) this.apply(id, row);
+      return row;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async create(options: { name: string } & KeySettings): Promise<CreatedKey> {
+    const secret = newSecret();
+    const id = 'key_' + randomBytes(6).toString('hex');
+    const row = await this.write(
+      id,
+      `INSERT INTO api_keys (id, name, secret_hash, secret_hint, created_at, expires_at, allowed_models, monthly_token_cap, monthly_usd_cap, rpm_limit, tpm_limit)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
+      [
+        id, options.name, hashSecret(secret), secret.slice(0, 7), this.clock(), options.expiresAt ?? null,
+        options.allowedModels ? JSON.stringify(options.allowedModels) : null, options.monthlyTokenCap ?? null, options.monthlyUsdCap ?? null,
+        options.rpmLimit ?? null, options.tpmLimit ?? null,
+      ],
+    );
+    return { record: toRecord(row!), secret };
+  }
+
+  async update(id: string, settings: KeySettings & { name?: string }): Promise<ApiKeyRecord | undefined> {
+    const current = await this.get(id);
+    if (!current) return undefined;
+    const pick = <T>(next: T | undefined, now: T) => (next === undefined ? now : next);
+    const row = await this.write(
+      id,
+      `UPDATE api_keys SET name = $2, expires_at = $3, allowed_models = $4, monthly_token_cap = $5, monthly_usd_cap = $6, rpm_limit = $7, tpm_limit = $8
+        WHERE id = $1 RETURNING *`,
+      [
+        id, pick(settings.name, current.name), pick(settings.expiresAt, current.expiresAt), JSON.stringify(pick(settings.allowedModels, current.allowedModels)),
+        pick(settings.monthlyTokenCap, current.monthlyTokenCap), pick(settings.monthlyUsdCap, current.monthlyUsdCap),
+        pick(settings.rpmLimit, current.rpmLimit), pick(settings.tpmLimit, current.tpmLimit),
+      ],
+    );
+    return row ? toRecord(row) : undefined;
+  }
+
+  async rotate(id: string): Promise<CreatedKey | undefined> {
+    const secret = newSecret();
+    const row = await this.write(id, 'UPDATE api_keys SET secret_hash = $2, secret_hint = $3, rotated_at = $4 WHERE id = $1 AND revoked_at IS NULL RETURNING *', [
+      id, hashSecret(secret), secret.slice(0, 7), this.clock(),
+    ]);
+    return row ? { record: toRecord(row), secret } : undefined;
+  }
+
+  async revoke(id: string): Promise<boolean> {
+    const row = await this.write(id, 'UPDATE api_keys SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1 RETURNING *', [id, this.clock()]);
+    return row !== undefined;
+  }
+
+  async list(): Promise<ApiKeyRecord[]> {
+    return (await this.pool.query<KeyRow>('SELECT * FROM api_keys ORDER BY created_at, id')).rows.map(toRecord);
+  }
+
+  async get(id: string): Promise<ApiKeyRecord | undefined> {
+    const row = (await this.pool.query<KeyRow>('SELECT * FROM api_keys WHERE id = $1', [id])).rows[0];
+    return row ? toRecord(row) : undefined;
+  }
+
+  async count(): Promise<number> {
+    return (await this.pool.query<{ n: number }>('SELECT count(*) AS n FROM api_keys')).rows[0].n;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const client = this.listener;
+    this.listener = null;
+    this.listening = false;
+    await client?.end().catch(() => undefined);
+  }
+}
