@@ -128,7 +128,7 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   const sessions = new DashboardSessions({ now: options.dashboard?.now });
   const { listener, drain } = createRequestListener({ config, catalog, router, keys, limiter, usage, hostGuard, management, adminToken, log, sessions, dashboardDir: options.dashboard?.dir });
 
-  const firstKey = (await keys.count()) === 0 ? (await keys.create({ name: 'default' })).secret : null;
+  const firstKey = (await keys.createIfNone({ name: 'default' }))?.secret ?? null;
 
   // Slowloris bounds: headers and request bodies must arrive in seconds (Node's defaults allow a
   // minute or more), and open connections are capped (near the cap, the slowest header senders go first).

@@ -13,6 +13,8 @@ export interface KeyBackend {
   /** The key's name from the in-memory map (live events), null when unknown. */
   nameOf(id: string): string | null;
   create(options: { name: string } & KeySettings): Promise<CreatedKey>;
+  /** Creates the key only when there is none at all (the first start); replicas starting together create one. */
+  createIfNone(options: { name: string } & KeySettings): Promise<CreatedKey | null>;
   /** A field left undefined keeps its value, null clears it; undefined when no key has that id. */
   update(id: string, settings: KeySettings & { name?: string }): Promise<ApiKeyRecord | undefined>;
   /** A new secret for the same record; the old secret stops working at once. Undefined for unknown or revoked keys. */

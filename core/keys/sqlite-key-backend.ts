@@ -21,6 +21,10 @@ export class SqliteKeyBackend implements KeyBackend {
     return this.store.create(options);
   }
 
+  async createIfNone(options: { name: string } & KeySettings): Promise<CreatedKey | null> {
+    return this.store.count() === 0 ? this.store.create(options) : null;
+  }
+
   async update(id: string, settings: KeySettings & { name?: string }): Promise<ApiKeyRecord | undefined> {
     return this.store.update(id, settings);
   }

@@ -119,11 +119,18 @@ export class PostgresKeyStore implements KeyBackend {
     return this.byId.get(id)?.name ?? null;
   }
 
-  /** Runs a write and its NOTIFY in one transaction; returns the key's row after it. */
-  private async write(id: string, sql: string, values: unknown[]): Promise<(KeyRow & { secret_hash: string }) | undefined> {
+  /** Runs a write and its NOTIFY in one transaction; returns the key's row after it. `onlyIfNone`: only when the table is empty (under a lock). */
+  private async write(id: string, sql: string, values: unknown[], onlyIfNone = false): Promise<(KeyRow & { secret_hash: string }) | undefined> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
+      if (onlyIfNone) {
+        await client.query('LOCK TABLE api_keys IN SHARE ROW EXCLUSIVE MODE');
+        if ((await client.query<{ n: number }>('SELECT count(*) AS n FROM api_keys')).rows[0].n > 0) {
+          await client.query('ROLLBACK');
+          return undefined;
+        }
+      }
       const result = await client.query<KeyRow & { secret_hash: string }>(sql, values);
       if (result.rowCount) await client.query('SELECT pg_notify($1, $2)', [KEYS_CHANNEL, id]);
       await client.query('COMMIT');
@@ -139,6 +146,14 @@ export class PostgresKeyStore implements KeyBackend {
   }
 
   async create(options: { name: string } & KeySettings): Promise<CreatedKey> {
+    return (await this.insert(options, false))!;
+  }
+
+  async createIfNone(options: { name: string } & KeySettings): Promise<CreatedKey | null> {
+    return (await this.insert(options, true)) ?? null;
+  }
+
+  private async insert(options: { name: string } & KeySettings, onlyIfNone: boolean): Promise<CreatedKey | undefined> {
     const secret = newSecret();
     const id = 'key_' + randomBytes(6).toString('hex');
     const row = await this.write(
@@ -150,8 +165,9 @@ export class PostgresKeyStore implements KeyBackend {
         options.allowedModels ? JSON.stringify(options.allowedModels) : null, options.monthlyTokenCap ?? null, options.monthlyUsdCap ?? null,
         options.rpmLimit ?? null, options.tpmLimit ?? null,
       ],
+      onlyIfNone,
     );
-    return { record: toRecord(row!), secret };
+    return row ? { record: toRecord(row), secret } : undefined;
   }
 
   async update(id: string, settings: KeySettings & { name?: string }): Promise<ApiKeyRecord | undefined> {
