@@ -1,4 +1,4 @@
-import { RateLimitError } from '../errors/patchbay-error.ts';
+import { PatchbayError, RateLimitError } from '../errors/patchbay-error.ts';
 import type { KeyCapEvent } from '../events/event-hub.ts';
 import type { ApiKeyRecord } from './key-store.ts';
 import { SlidingLog } from './sliding-log.ts';
@@ -93,7 +93,19 @@ export class KeyLimiter {
     const now = this.clock();
     if (key.monthlyTokenCap === null && key.monthlyUsdCap === null) return this.admitRate(key, estimate, headers, now, null);
     const reserved = this.ledger.reserve(key, estimate, now);
-    if (reserved instanceof Promise) return reserved.then((result) => this.afterReserve(key, estimate, headers, this.clock(), result));
+    if (reserved instanceof Promise) {
+      return reserved.then(
+        (result) => this.afterReserve(key, estimate, headers, this.clock(), result),
+        (error: Error) => {
+          // The caps cannot be checked (PostgreSQL is away): a capped key fails closed, with a retryable 503.
+          throw new PatchbayError(`This key's monthly cap cannot be checked right now (the database is unreachable: ${error.message}); retry in a few seconds.`, {
+            status: 503,
+            type: 'server_error',
+            code: 'cap_unavailable',
+          });
+        },
+      );
+    }
     return this.afterReserve(key, estimate, headers, now, reserved);
   }
 

@@ -13,8 +13,10 @@ const RECONNECT_MS = 500;
  * each replica holds a LISTEN connection and reloads the key named in the payload as the
  * notification arrives (PostgreSQL delivers it at commit). So a revocation is honoured by every
  * replica within the notification's delivery time after the commit, measured by
- * test/stores/postgres-replicas.test.ts. While the LISTEN connection is down, this replica refuses
- * every key (it cannot know what was revoked meanwhile), then reloads all keys once it is back.
+ * test/integration/postgres-replicas.test.ts. While the LISTEN connection is down (PostgreSQL
+ * restarting), this replica keeps answering from its map, so /v1 keeps serving; it reconnects every
+ * RECONNECT_MS and then reloads every key, so a change committed meanwhile through another replica
+ * applies here once the connection is back.
  */
 export class PostgresKeyStore implements KeyBackend {
   private readonly pool: pg.Pool;
@@ -24,7 +26,6 @@ export class PostgresKeyStore implements KeyBackend {
   private byId = new Map<string, ApiKeyRecord & { hash: string }>();
   private readonly hashes = new Map<string, string>();
   private listener: pg.Client | null = null;
-  private listening = false;
   private closed = false;
   private readonly clock: () => number;
 
@@ -44,28 +45,51 @@ export class PostgresKeyStore implements KeyBackend {
   private async listen(): Promise<void> {
     const client = new pg.Client({ connectionString: this.connectionString });
     client.on('notification', (message) => {
-      if (message.channel === KEYS_CHANNEL && message.payload) void this.reloadOne(message.payload);
+      if (message.channel === KEYS_CHANNEL && message.payload) void this.reloadOne(message.payload).catch(() => undefined);
     });
     const lost = (error?: Error) => {
       if (this.listener !== client) return;
       this.listener = null;
-      this.listening = false;
       client.removeAllListeners('error');
       client.on('error', () => undefined);
       void client.end().catch(() => undefined);
       if (this.closed) return;
-      this.log(`Lost the key-change connection to PostgreSQL${error ? ` (${error.message})` : ''}; keys are refused until it is back.`);
-      const retry = setTimeout(() => void this.listen().catch(() => lost()), RECONNECT_MS);
-      retry.unref();
+      if (!this.down) this.log(`Lost the key-change connection to PostgreSQL${error ? ` (${error.message})` : ''}; answering from the keys known until it is back.`);
+      this.down = true;
+      this.reconnect();
     };
     client.on('error', lost);
     client.on('end', () => lost());
     this.listener = client;
-    await client.connect();
-    await client.query(`LISTEN ${KEYS_CHANNEL}`);
-    // Listening first, then loading: a change committed in between is both loaded and notified.
-    await this.reloadAll();
-    this.listening = true;
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${KEYS_CHANNEL}`);
+      // Listening first, then loading: a change committed in between is both loaded and notified.
+      await this.reloadAll();
+    } catch (error) {
+      lost(error as Error);
+      throw error;
+    }
+  }
+
+  private reconnecting = false;
+  /** The LISTEN connection is lost (logged once per outage). */
+  private down = false;
+
+  /** Tries again every RECONNECT_MS until LISTEN and the reload succeed. */
+  private reconnect(): void {
+    if (this.reconnecting || this.closed) return;
+    this.reconnecting = true;
+    const retry = setTimeout(() => {
+      this.reconnecting = false;
+      void this.listen()
+        .then(() => {
+          this.down = false;
+          this.log('The key-change connection to PostgreSQL is back; keys reloaded.');
+        })
+        .catch(() => undefined);
+    }, RECONNECT_MS);
+    retry.unref();
   }
 
   private async reloadAll(): Promise<void> {
@@ -101,7 +125,6 @@ export class PostgresKeyStore implements KeyBackend {
   }
 
   check(secret: string): KeyCheck {
-    if (!this.listening) return { ok: false, reason: 'unknown' };
     let hash = this.hashes.get(secret);
     if (hash === undefined) {
       hash = hashSecret(secret);
@@ -217,7 +240,6 @@ export class PostgresKeyStore implements KeyBackend {
     this.closed = true;
     const client = this.listener;
     this.listener = null;
-    this.listening = false;
     await client?.end().catch(() => undefined);
   }
 }

@@ -118,4 +118,52 @@ describe('replicas on one PostgreSQL agree on keys and caps', () => {
       await db.end();
     }
   }, 60_000);
+
+  // Last: it stops the database under the replicas.
+  it('PostgreSQL stopped for 5 s under load: /v1 keeps answering keys without caps, capped keys get a 503, and no answered request loses its row', async () => {
+    const { secret } = await replicas[0].patchbay.management.createKey({ name: 'outage' });
+    const capped = await replicas[0].patchbay.management.createKey({ name: 'outage-capped', monthly_token_cap: 1_000_000 });
+    await Promise.all(replicas.map((r) => untilChecked(r, secret, true)));
+    await Promise.all(replicas.map((r) => untilChecked(r, capped.secret, true)));
+    const answered: string[] = [];
+    let running = true;
+    let failedDuringOutage = 0;
+    const worker = async (replica: TestPatchbay) => {
+      const client = clientOn(replica, secret);
+      while (running) {
+        try {
+          const { response } = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }], max_tokens: 5 }).withResponse();
+          answered.push(response.headers.get('x-patchbay-request-id')!);
+        } catch {
+          failedDuringOutage++;
+        }
+      }
+    };
+    const workers = [...replicas, ...replicas].map(worker);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await cluster.stopServer();
+    const beforeOutage = answered.length;
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    const duringOutage = answered.length - beforeOutage;
+    const cappedDuringOutage = await ask(clientOn(replicas[1], capped.secret)).catch((e: unknown) => e);
+    await cluster.startServer();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    running = false;
+    await Promise.all(workers);
+    expect(failedDuringOutage).toBe(0);
+    expect(duringOutage).toBeGreaterThan(0);
+    expect(cappedDuringOutage).toMatchObject({ status: 503, code: 'cap_unavailable' });
+    // The rows waited in each replica's queue and were written once the database was back.
+    for (let i = 0; i < 100; i++) {
+      await Promise.all(replicas.map((r) => r.patchbay.stores.usage.flushAsync()));
+      const db = new pg.Client({ connectionString: databaseUrl });
+      const stored = await db.connect().then(() => db.query('SELECT request_id FROM usage WHERE request_id = ANY($1)', [answered])).finally(() => db.end());
+      if (stored.rows.length === answered.length || i === 99) {
+        expect(new Set(stored.rows.map((r) => r.request_id as string)).size).toBe(answered.length);
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    console.log(`[replicas] PostgreSQL down 5 s: ${duringOutage} requests answered meanwhile, ${answered.length} in all, every row stored`);
+  }, 120_000);
 });
