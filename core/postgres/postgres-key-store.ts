@@ -6,6 +6,11 @@ import { hashSecret, newSecret, toRecord, type ApiKeyRecord, type CreatedKey, ty
 /** The channel every replica listens on; the payload is the changed key's id. */
 export const KEYS_CHANNEL = 'patchbay_keys';
 const RECONNECT_MS = 500;
+/** Each write of a key takes the next number of a sequence: writes of one row are serialised by its lock, so a later write has a higher version. */
+const ROW_VERSION = 'version AS row_version';
+const NEXT_VERSION = "version = nextval('api_key_versions')";
+
+type StoredKey = KeyRow & { secret_hash: string; row_version: number };
 
 /**
  * Keys in PostgreSQL, checked on the request path against an in-memory map of every key (no
@@ -23,7 +28,7 @@ export class PostgresKeyStore implements KeyBackend {
   private readonly connectionString: string;
   private readonly log: (message: string) => void;
   private byHash = new Map<string, ApiKeyRecord>();
-  private byId = new Map<string, ApiKeyRecord & { hash: string }>();
+  private byId = new Map<string, ApiKeyRecord & { hash: string; version: number }>();
   private readonly hashes = new Map<string, string>();
   private listener: pg.Client | null = null;
   private closed = false;
@@ -93,27 +98,31 @@ export class PostgresKeyStore implements KeyBackend {
   }
 
   private async reloadAll(): Promise<void> {
-    const rows = (await this.pool.query<KeyRow & { secret_hash: string }>('SELECT * FROM api_keys')).rows;
+    const rows = (await this.pool.query<StoredKey>(`SELECT *, ${ROW_VERSION} FROM api_keys`)).rows;
     const byHash = new Map<string, ApiKeyRecord>();
-    const byId = new Map<string, ApiKeyRecord & { hash: string }>();
+    const byId = new Map<string, ApiKeyRecord & { hash: string; version: number }>();
     for (const row of rows) {
       const record = toRecord(row);
       byHash.set(row.secret_hash, record);
-      byId.set(row.id, { ...record, hash: row.secret_hash });
+      byId.set(row.id, { ...record, hash: row.secret_hash, version: row.row_version });
     }
     this.byHash = byHash;
     this.byId = byId;
   }
 
   private async reloadOne(id: string): Promise<ApiKeyRecord | undefined> {
-    const row = (await this.pool.query<KeyRow & { secret_hash: string }>('SELECT * FROM api_keys WHERE id = $1', [id])).rows[0];
+    const row = (await this.pool.query<StoredKey>(`SELECT *, ${ROW_VERSION} FROM api_keys WHERE id = $1`, [id])).rows[0];
     this.apply(id, row);
     return row ? toRecord(row) : undefined;
   }
 
-  /** Puts a key's current row (or its absence) into the maps. */
-  private apply(id: string, row: (KeyRow & { secret_hash: string }) | undefined): void {
+  /**
+   * Puts a key's row (or its absence) into the maps, unless the map already holds a newer version:
+   * reloads run concurrently, and one that read before a later write may finish after it.
+   */
+  private apply(id: string, row: StoredKey | undefined): void {
     const old = this.byId.get(id);
+    if (old && row && row.row_version < old.version) return;
     if (old) this.byHash.delete(old.hash);
     if (!row) {
       this.byId.delete(id);
@@ -121,7 +130,7 @@ export class PostgresKeyStore implements KeyBackend {
     }
     const record = toRecord(row);
     this.byHash.set(row.secret_hash, record);
-    this.byId.set(id, { ...record, hash: row.secret_hash });
+    this.byId.set(id, { ...record, hash: row.secret_hash, version: row.row_version });
   }
 
   check(secret: string): KeyCheck {
@@ -143,7 +152,7 @@ export class PostgresKeyStore implements KeyBackend {
   }
 
   /** Runs a write and its NOTIFY in one transaction; returns the key's row after it. `onlyIfNone`: only when the table is empty (under a lock). */
-  private async write(id: string, sql: string, values: unknown[], onlyIfNone = false): Promise<(KeyRow & { secret_hash: string }) | undefined> {
+  private async write(id: string, sql: string, values: unknown[], onlyIfNone = false): Promise<StoredKey | undefined> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
@@ -154,7 +163,7 @@ export class PostgresKeyStore implements KeyBackend {
           return undefined;
         }
       }
-      const result = await client.query<KeyRow & { secret_hash: string }>(sql, values);
+      const result = await client.query<StoredKey>(sql, values);
       if (result.rowCount) await client.query('SELECT pg_notify($1, $2)', [KEYS_CHANNEL, id]);
       await client.query('COMMIT');
       const row = result.rows[0];
@@ -182,7 +191,7 @@ export class PostgresKeyStore implements KeyBackend {
     const row = await this.write(
       id,
       `INSERT INTO api_keys (id, name, secret_hash, secret_hint, created_at, expires_at, allowed_models, monthly_token_cap, monthly_usd_cap, rpm_limit, tpm_limit)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *, ${ROW_VERSION}`,
       [
         id, options.name, hashSecret(secret), secret.slice(0, 7), this.clock(), options.expiresAt ?? null,
         options.allowedModels ? JSON.stringify(options.allowedModels) : null, options.monthlyTokenCap ?? null, options.monthlyUsdCap ?? null,
@@ -199,8 +208,8 @@ export class PostgresKeyStore implements KeyBackend {
     const pick = <T>(next: T | undefined, now: T) => (next === undefined ? now : next);
     const row = await this.write(
       id,
-      `UPDATE api_keys SET name = $2, expires_at = $3, allowed_models = $4, monthly_token_cap = $5, monthly_usd_cap = $6, rpm_limit = $7, tpm_limit = $8
-        WHERE id = $1 RETURNING *`,
+      `UPDATE api_keys SET ${NEXT_VERSION}, name = $2, expires_at = $3, allowed_models = $4, monthly_token_cap = $5, monthly_usd_cap = $6, rpm_limit = $7, tpm_limit = $8
+        WHERE id = $1 RETURNING *, ${ROW_VERSION}`,
       [
         id, pick(settings.name, current.name), pick(settings.expiresAt, current.expiresAt), JSON.stringify(pick(settings.allowedModels, current.allowedModels)),
         pick(settings.monthlyTokenCap, current.monthlyTokenCap), pick(settings.monthlyUsdCap, current.monthlyUsdCap),
@@ -212,14 +221,14 @@ export class PostgresKeyStore implements KeyBackend {
 
   async rotate(id: string): Promise<CreatedKey | undefined> {
     const secret = newSecret();
-    const row = await this.write(id, 'UPDATE api_keys SET secret_hash = $2, secret_hint = $3, rotated_at = $4 WHERE id = $1 AND revoked_at IS NULL RETURNING *', [
+    const row = await this.write(id, `UPDATE api_keys SET ${NEXT_VERSION}, secret_hash = $2, secret_hint = $3, rotated_at = $4 WHERE id = $1 AND revoked_at IS NULL RETURNING *, ${ROW_VERSION}`, [
       id, hashSecret(secret), secret.slice(0, 7), this.clock(),
     ]);
     return row ? { record: toRecord(row), secret } : undefined;
   }
 
   async revoke(id: string): Promise<boolean> {
-    const row = await this.write(id, 'UPDATE api_keys SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1 RETURNING *', [id, this.clock()]);
+    const row = await this.write(id, `UPDATE api_keys SET ${NEXT_VERSION}, revoked_at = coalesce(revoked_at, $2) WHERE id = $1 RETURNING *, ${ROW_VERSION}`, [id, this.clock()]);
     return row !== undefined;
   }
 

@@ -16,8 +16,11 @@ const rollup = (table: string, unit: string, dimensions: string[]) =>
  * a column added there is added here too, in a new entry.
  */
 export const POSTGRES_MIGRATIONS: string[] = [
-  `CREATE TABLE api_keys (
+  `CREATE SEQUENCE api_key_versions;
+   CREATE TABLE api_keys (
      id text PRIMARY KEY,
+     -- Bumped by every write, so a replica never replaces a key's newer state with an older read.
+     version bigint NOT NULL DEFAULT nextval('api_key_versions'),
      name text NOT NULL,
      secret_hash text NOT NULL UNIQUE,
      secret_hint text NOT NULL,
@@ -82,6 +85,8 @@ export const POSTGRES_MIGRATIONS: string[] = [
    CREATE INDEX budget_reservations_replica ON budget_reservations (replica);
    -- Replicas alive: each refreshes its row every few seconds; one not seen for a while is dead.
    CREATE TABLE replicas (id text PRIMARY KEY, started_at timestamptz NOT NULL DEFAULT now(), seen_at timestamptz NOT NULL DEFAULT now());`,
+  // What translation dropped or changed for the answering endpoint (issue 20; SQLite's migration 9).
+  `ALTER TABLE usage ADD COLUMN adjustments text;`,
 ];
 
 /**

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { AttemptReport } from '../errors/provider-error.ts';
-import { storedToRequestRow, type StoredUsageRow } from '../usage/to-request-row.ts';
+import { parseAdjustments, storedToRequestRow, type StoredUsageRow } from '../usage/to-request-row.ts';
 import type { GroupTotalsRow, RecentAttempts } from '../usage/usage-backend.ts';
 import { bucketUpperBound, encodeCursor, type LogFilter, type UsageRange } from '../usage/usage-queries.ts';
 import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, UsageSeries, UsageTotals } from '../usage/usage-views.ts';
@@ -10,7 +10,7 @@ const DAY_MS = 86_400_000;
 const SUMS = `coalesce(sum(requests), 0) AS requests, coalesce(sum(errors), 0) AS errors, coalesce(sum(prompt_tokens), 0) AS prompt_tokens,
   coalesce(sum(completion_tokens), 0) AS completion_tokens, coalesce(sum(total_tokens), 0) AS total_tokens, coalesce(sum(cost_usd), 0) AS cost_usd`;
 const ROW_COLUMNS = `u.ts, u.id, u.request_id, u.key_id, k.name AS key_name, u.endpoint, u.requested_model, u.provider, u.model, u.strategy, u.status,
-  u.error_type, u.stream, u.prompt_tokens, u.completion_tokens, u.total_tokens, u.cache_read_tokens, u.cache_write_5m_tokens, u.cache_write_1h_tokens, u.reasoning_tokens, u.cost_usd, u.latency_ms, u.first_byte_ms, u.route_reason, u.attempts`;
+  u.error_type, u.stream, u.prompt_tokens, u.completion_tokens, u.total_tokens, u.cache_read_tokens, u.cache_write_5m_tokens, u.cache_write_1h_tokens, u.reasoning_tokens, u.cost_usd, u.latency_ms, u.first_byte_ms, u.route_reason, u.attempts, u.adjustments`;
 const emptyToNull = (value: string): string | null => (value === '' ? null : value);
 
 /**
@@ -146,7 +146,7 @@ export class PostgresUsageQueries {
 
   async rows(fromMs: number, toMs: number, limit = 1000): Promise<Record<string, unknown>[]> {
     const rows = await this.all<Record<string, unknown>>('SELECT * FROM usage WHERE ts >= $1 AND ts < $2 ORDER BY ts DESC, id DESC LIMIT $3', [fromMs, toMs, limit]);
-    return rows.map((row) => ({ ...row, stream: row.stream === 1, attempts: JSON.parse(row.attempts as string) }));
+    return rows.map((row) => ({ ...row, stream: row.stream === 1, attempts: JSON.parse(row.attempts as string), adjustments: parseAdjustments(row.adjustments as string | null) }));
   }
 
   async recentAttempts(fromMs: number, limit = 5000): Promise<RecentAttempts[]> {

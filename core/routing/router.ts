@@ -1,7 +1,7 @@
 import type { Capability, Catalog, Endpoint } from '../catalog/load-catalog.ts';
 import type { Strategy } from '../config/config-schema.ts';
 import type { PatchbayConfig, ResolvedProvider } from '../config/load-config.ts';
-import { InvalidRequestError, PatchbayError, PermissionDeniedError } from '../errors/patchbay-error.ts';
+import { ContextLengthError, InvalidRequestError, PatchbayError, PermissionDeniedError } from '../errors/patchbay-error.ts';
 import { AllProvidersFailedError, ProviderError } from '../errors/provider-error.ts';
 import type { CancelSignal } from '../providers/cancel-signal.ts';
 import type { ProviderAdapter, UpstreamCall } from '../providers/provider-adapter.ts';
@@ -273,7 +273,9 @@ export class Router {
     let proven = lower;
     let exact = lower === upper;
     let estimate = rough;
-    const undecided = all.some((e) => e.contextWindow > 0 && lower + output <= e.contextWindow && upper + output > e.contextWindow);
+    // The output asked for counts up to each endpoint's own limit: a larger max_tokens is lowered to it (limit-max-tokens.ts).
+    const outputFor = (e: Endpoint) => (e.maxOutput > 0 ? Math.min(output, e.maxOutput) : output);
+    const undecided = all.some((e) => e.contextWindow > 0 && lower + outputFor(e) <= e.contextWindow && upper + outputFor(e) > e.contextWindow);
     if (!exact && undecided && prompt.bytes <= MAX_COUNT_BYTES) {
       const counted = await countTokens(prompt.pieces.join('\n'));
       if (counted?.exact) {
@@ -286,15 +288,17 @@ export class Router {
     let dropped = 0;
     for (const group of groups) {
       const before = group.endpoints.length;
-      group.endpoints = group.endpoints.filter((e) => e.contextWindow === 0 || proven + output <= e.contextWindow);
+      group.endpoints = group.endpoints.filter((e) => e.contextWindow === 0 || proven + outputFor(e) <= e.contextWindow);
       dropped += before - group.endpoints.length;
     }
     if (groups.every((g) => g.endpoints.length === 0) && dropped > 0) {
       const largest = Math.max(...all.map((e) => e.contextWindow));
-      throw new InvalidRequestError(
-        `The prompt is ${exact ? 'about' : 'at least'} ${proven} tokens${output ? ` and max_tokens asks for ${output} more` : ''}, which exceeds the largest context window of "${request.model}" (${largest} tokens). Shorten the prompt, lower max_tokens, or choose a model with a larger context_window.`,
+      const widest = all.find((e) => e.contextWindow === largest)!;
+      const wanted = outputFor(widest);
+      throw new ContextLengthError(
+        `The prompt is ${exact ? 'about' : 'at least'} ${proven} tokens${wanted ? ` and max_tokens asks for ${wanted} more` : ''}, which exceeds the largest context window of "${request.model}" (${largest} tokens). Shorten the prompt, lower max_tokens, or choose a model with a larger context_window.`,
         PROMPT_PARAM[request.operation],
-        'context_length_exceeded',
+        { promptTokens: proven, outputTokens: wanted, contextWindow: largest },
       );
     }
     return exact ? proven : Math.min(Math.max(estimate, lower), upper);

@@ -145,6 +145,9 @@ const MIGRATIONS: string[] = [
    ALTER TABLE usage ADD COLUMN cache_write_5m_tokens INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE usage ADD COLUMN cache_write_1h_tokens INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE usage ADD COLUMN reasoning_tokens INTEGER NOT NULL DEFAULT 0;`,
+  // What translation dropped or changed for the answering endpoint (issue 20): JSON
+  // {"dropped": [...], "adjusted": [...]}, NULL when nothing was (and on old rows).
+  `ALTER TABLE usage ADD COLUMN adjustments TEXT;`,
 ];
 
 /** Opens (creating if needed) the SQLite file in the data dir, in WAL mode, migrated to the latest schema. */

@@ -1,3 +1,4 @@
+import type { AdjustmentsRecord } from '../protocols/neutral/adjustments.ts';
 import type { UsageRecord } from './usage-store.ts';
 import type { AttemptView, RequestRow } from './usage-views.ts';
 
@@ -27,6 +28,12 @@ export interface StoredUsageRow {
   first_byte_ms: number | null;
   route_reason: string | null;
   attempts: string;
+  adjustments: string | null;
+}
+
+/** The row's adjustments column (JSON text or NULL) as the API answers it. */
+export function parseAdjustments(text: string | null | undefined): AdjustmentsRecord | null {
+  return text ? (JSON.parse(text) as AdjustmentsRecord) : null;
 }
 
 export function storedToRequestRow(row: StoredUsageRow): RequestRow {
@@ -54,6 +61,7 @@ export function storedToRequestRow(row: StoredUsageRow): RequestRow {
     first_byte_ms: row.first_byte_ms,
     route_reason: row.route_reason,
     attempts: JSON.parse(row.attempts) as AttemptView[],
+    adjustments: parseAdjustments(row.adjustments),
   };
 }
 
@@ -83,5 +91,6 @@ export function recordToRequestRow(record: UsageRecord, keyName: string | null):
     first_byte_ms: record.firstByteMs,
     route_reason: record.routeReason ?? null,
     attempts: record.attempts satisfies AttemptView[],
+    adjustments: record.adjustments ?? null,
   };
 }

@@ -8,6 +8,7 @@ import type { EventHub } from '../events/event-hub.ts';
 import { recordToRequestRow } from './to-request-row.ts';
 import type { UsageSink } from './usage-backend.ts';
 import { UsageQueries, type LogFilter, type UsageRange } from './usage-queries.ts';
+import type { AdjustmentsRecord } from '../protocols/neutral/adjustments.ts';
 import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, UsageSeries, UsageTotals } from './usage-views.ts';
 
 /** One request's metadata. Never content. */
@@ -41,6 +42,8 @@ export interface UsageRecord {
   cacheWrite1hTokens?: number;
   /** The part of completionTokens spent reasoning (absent = 0). */
   reasoningTokens?: number;
+  /** What translation dropped or changed for the answering endpoint (X-Patchbay-Dropped / -Adjusted); null or absent: nothing. */
+  adjustments?: AdjustmentsRecord | null;
 }
 
 export interface UsageTotalsRow {

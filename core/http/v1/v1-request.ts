@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Admission } from '../../keys/key-limiter.ts';
 import type { ApiKeyRecord } from '../../keys/key-store.ts';
 import type { Usage } from '../../providers/provider-adapter.ts';
+import type { Adjustments } from '../../protocols/neutral/adjustments.ts';
 import { createRouteTrace, type RouteTrace } from '../../routing/route-trace.ts';
 import { priceUsage, type TokenCounts } from '../../usage/price-usage.ts';
 import type { UsageRecord } from '../../usage/usage-store.ts';
@@ -22,6 +23,8 @@ export interface V1Request {
   usage: Usage | null;
   status: number;
   errorType: string | null;
+  /** What the latest attempt's translation dropped or changed (X-Patchbay-Dropped / -Adjusted, the usage row). */
+  adjustments: Adjustments | null;
   /** The key limiter's reservation, settled when the request ends. */
   admission: Admission | null;
   /** Content for the debugging log; set only when the content log is on. */
@@ -64,6 +67,7 @@ export function createV1Request(endpoint: V1Endpoint): V1Request {
     status: 200,
     errorType: null,
     admission: null,
+    adjustments: null,
     content: null,
     headers: { 'x-patchbay-request-id': requestId },
   };
@@ -108,6 +112,7 @@ export function toUsageRecord(request: V1Request, routingFeeUsd: number): UsageR
     cacheWrite5mTokens: counts.cacheWrite5mTokens,
     cacheWrite1hTokens: counts.cacheWrite1hTokens,
     reasoningTokens: counts.reasoningTokens,
+    adjustments: request.adjustments?.toRecord() ?? null,
   };
 }
 
