@@ -30,8 +30,8 @@ export const POSTGRES_MIGRATIONS: string[] = [
      allowed_models text,
      monthly_token_cap bigint,
      monthly_usd_cap double precision,
-     rpm_limit integer,
-     tpm_limit integer,
+     rpm_limit bigint,
+     tpm_limit bigint,
      rotated_at bigint);
    CREATE TABLE usage (
      id bigserial PRIMARY KEY,
