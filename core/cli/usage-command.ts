@@ -1,9 +1,8 @@
-import { currentMonth, monthRange } from '../usage/usage-store.ts';
+import { currentMonth, monthRange, USAGE_GROUPS as GROUPS } from '../usage/usage-store.ts';
 import { connectManagement } from './connect-management.ts';
 import { formatTable } from './format-table.ts';
 import { parseCommand, UsageError, type CliIo } from './run-cli.ts';
 
-const GROUPS = ['model', 'provider', 'key', 'day'] as const;
 
 export async function runUsageCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseCommand(args, { month: { type: 'string' }, json: { type: 'boolean' }, by: { type: 'string' }, export: { type: 'string' } });

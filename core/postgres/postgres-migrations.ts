@@ -87,6 +87,8 @@ export const POSTGRES_MIGRATIONS: string[] = [
    CREATE TABLE replicas (id text PRIMARY KEY, started_at timestamptz NOT NULL DEFAULT now(), seen_at timestamptz NOT NULL DEFAULT now());`,
   // What translation dropped or changed for the answering endpoint (issue 20; SQLite's migration 9).
   `ALTER TABLE usage ADD COLUMN adjustments text;`,
+  // The label of the provider key that served (issue 22; SQLite's migration 10), never the key itself.
+  `ALTER TABLE usage ADD COLUMN provider_key text;`,
 ];
 
 /**

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { AttemptReport } from '../errors/provider-error.ts';
 import { parseAdjustments, storedToRequestRow, type StoredUsageRow } from '../usage/to-request-row.ts';
 import type { GroupTotalsRow, RecentAttempts } from '../usage/usage-backend.ts';
+import type { UsageGroup } from '../usage/usage-store.ts';
 import { bucketUpperBound, encodeCursor, type LogFilter, type UsageRange } from '../usage/usage-queries.ts';
 import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, UsageSeries, UsageTotals } from '../usage/usage-views.ts';
 
@@ -10,7 +11,7 @@ const DAY_MS = 86_400_000;
 const SUMS = `coalesce(sum(requests), 0) AS requests, coalesce(sum(errors), 0) AS errors, coalesce(sum(prompt_tokens), 0) AS prompt_tokens,
   coalesce(sum(completion_tokens), 0) AS completion_tokens, coalesce(sum(total_tokens), 0) AS total_tokens, coalesce(sum(cost_usd), 0) AS cost_usd`;
 const ROW_COLUMNS = `u.ts, u.id, u.request_id, u.key_id, k.name AS key_name, u.endpoint, u.requested_model, u.provider, u.model, u.strategy, u.status,
-  u.error_type, u.stream, u.prompt_tokens, u.completion_tokens, u.total_tokens, u.cache_read_tokens, u.cache_write_5m_tokens, u.cache_write_1h_tokens, u.reasoning_tokens, u.cost_usd, u.latency_ms, u.first_byte_ms, u.route_reason, u.attempts, u.adjustments`;
+  u.error_type, u.stream, u.prompt_tokens, u.completion_tokens, u.total_tokens, u.cache_read_tokens, u.cache_write_5m_tokens, u.cache_write_1h_tokens, u.reasoning_tokens, u.cost_usd, u.latency_ms, u.first_byte_ms, u.route_reason, u.attempts, u.adjustments, u.provider_key`;
 const emptyToNull = (value: string): string | null => (value === '' ? null : value);
 
 /**
@@ -37,10 +38,11 @@ export class PostgresUsageQueries {
     return row;
   }
 
-  totalsBy(groupBy: 'key' | 'provider' | 'model' | 'day', fromMs: number, toMs: number): Promise<GroupTotalsRow[]> {
+  totalsBy(groupBy: UsageGroup, fromMs: number, toMs: number): Promise<GroupTotalsRow[]> {
     const expression = {
       key: 'key_id',
       provider: 'provider',
+      'provider-key': "provider || ' (' || coalesce(provider_key, '-') || ')'",
       model: "provider || '/' || model",
       day: "to_char(to_timestamp(ts / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
     }[groupBy];

@@ -17,7 +17,7 @@ const COLUMNS: [string, string][] = [
   ['total_tokens', 'bigint'], ['input_price', 'double precision'], ['output_price', 'double precision'], ['cost_usd', 'double precision'],
   ['latency_ms', 'double precision'], ['first_byte_ms', 'double precision'], ['attempts', 'text'], ['route_reason', 'text'],
   ['cache_read_tokens', 'bigint'], ['cache_write_5m_tokens', 'bigint'], ['cache_write_1h_tokens', 'bigint'], ['reasoning_tokens', 'bigint'],
-  ['adjustments', 'text'],
+  ['adjustments', 'text'], ['provider_key', 'text'],
 ];
 
 function toJsonRow(r: UsageRecord): Record<string, unknown> {
@@ -27,7 +27,7 @@ function toJsonRow(r: UsageRecord): Record<string, unknown> {
     total_tokens: r.totalTokens, input_price: r.inputPrice, output_price: r.outputPrice, cost_usd: r.costUsd, latency_ms: r.latencyMs, first_byte_ms: r.firstByteMs,
     attempts: JSON.stringify(r.attempts), route_reason: r.routeReason ?? null, cache_read_tokens: r.cacheReadTokens ?? 0,
     cache_write_5m_tokens: r.cacheWrite5mTokens ?? 0, cache_write_1h_tokens: r.cacheWrite1hTokens ?? 0, reasoning_tokens: r.reasoningTokens ?? 0,
-    adjustments: r.adjustments ? JSON.stringify(r.adjustments) : null,
+    adjustments: r.adjustments ? JSON.stringify(r.adjustments) : null, provider_key: r.providerKey ?? null,
   };
 }
 

@@ -11,8 +11,10 @@ export interface RouteTrace {
   /** Milliseconds from the start of the request to the upstream's first byte (streams) or full answer. */
   firstByteMs: number | null;
   reason: string | null;
+  /** The label of the provider key that served (or was tried last), null for a provider without keys. */
+  keyLabel: string | null;
 }
 
 export function createRouteTrace(): RouteTrace {
-  return { strategy: null, attempts: [], endpoint: null, firstByteMs: null, reason: null };
+  return { strategy: null, attempts: [], endpoint: null, firstByteMs: null, reason: null, keyLabel: null };
 }

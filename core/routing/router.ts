@@ -6,7 +6,7 @@ import { AllProvidersFailedError, ProviderError } from '../errors/provider-error
 import type { CancelSignal } from '../providers/cancel-signal.ts';
 import type { ProviderAdapter, UpstreamCall } from '../providers/provider-adapter.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
-import { chooseAutoTier } from './choose-auto-tier.ts';
+import { chooseAutoGroups } from './choose-auto-tier.ts';
 import { countTokens } from '../tokens/count-tokens.ts';
 import { MAX_COUNT_BYTES } from '../tokens/token-counter.ts';
 import { maxTokens, minTokens, roughTokens, type PromptSize } from './estimate-tokens.ts';
@@ -196,15 +196,13 @@ export class Router {
       endpoints: resolveModel(model, catalog, config.providers, `${param}[${index}]`).endpoints,
     }));
     if (base.name === 'auto' && request.operation !== 'embeddings' && !catalog.customAliases.has('auto')) {
-      const choice = chooseAutoTier(catalog, {
+      const choice = chooseAutoGroups(catalog, {
         promptTokens: roughTokens(request.prompt),
         maxTokens: request.maxTokens,
         tools: request.needs.some((n) => n.capability === 'tools'),
         images: request.needs.some((n) => n.capability === 'images'),
-      });
-      const tier = (aliases: string[]) => aliases.flatMap((alias) => (catalog.aliases.get(alias) ?? []).map((id) => catalog.endpoints.get(id)!).filter(Boolean));
-      const groups = [{ label: 'auto', endpoints: tier(choice.primary) }, { label: 'auto', endpoints: tier(choice.secondary) }, ...fallbacks];
-      return { groups, strategy: base.strategy, reason: `auto: ${choice.reason}`, auto: true };
+      }, request.allowedModels, (name) => resolveModel(name, catalog, config.providers).endpoints);
+      return { groups: [...choice.groups, ...fallbacks], strategy: base.strategy, reason: `auto: ${choice.reason}`, auto: true };
     }
     const primary = resolveModel(request.model, catalog, config.providers);
     const via = request.fallbackModels.length === 0 && chain.length > 0 ? `; fallback chain ${chain.join(', ')}` : '';
@@ -362,6 +360,9 @@ export class Router {
         endpoint,
         provider,
         apiKey: secrets.get(provider),
+        // The provider's keys: the transport tries them within this one attempt (see keyRing).
+        keys: secrets.keyRing?.(provider),
+        onKey: (label) => (trace.keyLabel = label),
         signal,
         firstByteTimeoutMs: config.firstByteTimeoutMs,
         onRateLimitExhausted: (until) => health.markRateLimited(endpoint.id, until),

@@ -148,6 +148,9 @@ const MIGRATIONS: string[] = [
   // What translation dropped or changed for the answering endpoint (issue 20): JSON
   // {"dropped": [...], "adjusted": [...]}, NULL when nothing was (and on old rows).
   `ALTER TABLE usage ADD COLUMN adjustments TEXT;`,
+  // The label of the provider key that served (issue 22: several keys per provider), never the
+  // key itself. Old rows and providers without keys read NULL.
+  `ALTER TABLE usage ADD COLUMN provider_key TEXT;`,
 ];
 
 /** Opens (creating if needed) the SQLite file in the data dir, in WAL mode, migrated to the latest schema. */

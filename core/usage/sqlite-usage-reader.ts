@@ -1,6 +1,6 @@
 import type { GroupTotalsRow, RecentAttempts, UsageReader } from './usage-backend.ts';
 import type { LogFilter, UsageRange } from './usage-queries.ts';
-import type { UsageStore } from './usage-store.ts';
+import type { UsageGroup, UsageStore } from './usage-store.ts';
 import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, UsageSeries, UsageTotals } from './usage-views.ts';
 
 /**
@@ -21,7 +21,7 @@ export class SqliteUsageReader implements UsageReader {
     return this.store.queries.keyTotalsSince(keyId, fromMs);
   }
 
-  async totalsBy(groupBy: 'key' | 'provider' | 'model' | 'day', fromMs: number, toMs: number): Promise<GroupTotalsRow[]> {
+  async totalsBy(groupBy: UsageGroup, fromMs: number, toMs: number): Promise<GroupTotalsRow[]> {
     await this.store.flushAsync();
     return this.store.queries.totalsBy(groupBy, fromMs, toMs);
   }

@@ -29,6 +29,7 @@ export interface StoredUsageRow {
   route_reason: string | null;
   attempts: string;
   adjustments: string | null;
+  provider_key: string | null;
 }
 
 /** The row's adjustments column (JSON text or NULL) as the API answers it. */
@@ -62,6 +63,7 @@ export function storedToRequestRow(row: StoredUsageRow): RequestRow {
     route_reason: row.route_reason,
     attempts: JSON.parse(row.attempts) as AttemptView[],
     adjustments: parseAdjustments(row.adjustments),
+    provider_key: row.provider_key,
   };
 }
 
@@ -92,5 +94,6 @@ export function recordToRequestRow(record: UsageRecord, keyName: string | null):
     route_reason: record.routeReason ?? null,
     attempts: record.attempts satisfies AttemptView[],
     adjustments: record.adjustments ?? null,
+    provider_key: record.providerKey ?? null,
   };
 }

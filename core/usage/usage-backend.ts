@@ -6,7 +6,7 @@
 import type { AttemptReport } from '../errors/provider-error.ts';
 import type { ContentEntry } from './usage-batch-writer.ts';
 import type { LogFilter, UsageRange } from './usage-queries.ts';
-import type { UsageRecord, UsageTotalsRow } from './usage-store.ts';
+import type { UsageGroup, UsageRecord, UsageTotalsRow } from './usage-store.ts';
 import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, UsageSeries, UsageTotals } from './usage-views.ts';
 
 export interface UsageSink {
@@ -31,7 +31,7 @@ export interface RecentAttempts {
 /** Every read sees the rows recorded (by this process) before it was called. */
 export interface UsageReader {
   keyTotalsSince(keyId: string, fromMs: number): Promise<{ tokens: number; usd: number }>;
-  totalsBy(groupBy: 'key' | 'provider' | 'model' | 'day', fromMs: number, toMs: number): Promise<GroupTotalsRow[]>;
+  totalsBy(groupBy: UsageGroup, fromMs: number, toMs: number): Promise<GroupTotalsRow[]>;
   totals(range: UsageRange): Promise<UsageTotals>;
   series(range: UsageRange, bucket: SeriesBucket, groupBy: SeriesGroup): Promise<UsageSeries>;
   latency(range: UsageRange): Promise<LatencyRow[]>;

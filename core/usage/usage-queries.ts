@@ -3,6 +3,7 @@ import type { PatchbayDatabase } from './open-database.ts';
 import { parseAdjustments, storedToRequestRow, type StoredUsageRow } from './to-request-row.ts';
 import type { AttemptReport } from '../errors/provider-error.ts';
 import type { GroupTotalsRow, RecentAttempts } from './usage-backend.ts';
+import type { UsageGroup } from './usage-store.ts';
 import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, UsageSeries, UsageTotals } from './usage-views.ts';
 
 const HOUR_MS = 3_600_000;
@@ -27,7 +28,7 @@ export interface LogFilter {
 const SUMS = `coalesce(sum(requests), 0) AS requests, coalesce(sum(errors), 0) AS errors, coalesce(sum(prompt_tokens), 0) AS prompt_tokens,
   coalesce(sum(completion_tokens), 0) AS completion_tokens, coalesce(sum(total_tokens), 0) AS total_tokens, coalesce(sum(cost_usd), 0) AS cost_usd`;
 const ROW_COLUMNS = `u.ts, u.id, u.request_id, u.key_id, k.name AS key_name, u.endpoint, u.requested_model, u.provider, u.model, u.strategy, u.status,
-  u.error_type, u.stream, u.prompt_tokens, u.completion_tokens, u.total_tokens, u.cache_read_tokens, u.cache_write_5m_tokens, u.cache_write_1h_tokens, u.reasoning_tokens, u.cost_usd, u.latency_ms, u.first_byte_ms, u.route_reason, u.attempts, u.adjustments`;
+  u.error_type, u.stream, u.prompt_tokens, u.completion_tokens, u.total_tokens, u.cache_read_tokens, u.cache_write_5m_tokens, u.cache_write_1h_tokens, u.reasoning_tokens, u.cost_usd, u.latency_ms, u.first_byte_ms, u.route_reason, u.attempts, u.adjustments, u.provider_key`;
 
 /** The cursor is opaque to clients: the last row's ts and id, so rows with equal ts page correctly. */
 export function encodeCursor(ts: number, id: number): string {
@@ -79,10 +80,11 @@ export class UsageQueries {
   }
 
   /** Totals grouped by key, provider, model (provider/model) or UTC day (`patchbay usage`). */
-  totalsBy(groupBy: 'key' | 'provider' | 'model' | 'day', fromMs: number, toMs: number): GroupTotalsRow[] {
+  totalsBy(groupBy: UsageGroup, fromMs: number, toMs: number): GroupTotalsRow[] {
     const expression = {
       key: 'key_id',
       provider: 'provider',
+      'provider-key': "provider || ' (' || coalesce(provider_key, '-') || ')'",
       model: "provider || '/' || model",
       day: "strftime('%Y-%m-%d', ts / 1000, 'unixepoch')",
     }[groupBy];

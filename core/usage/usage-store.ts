@@ -44,7 +44,13 @@ export interface UsageRecord {
   reasoningTokens?: number;
   /** What translation dropped or changed for the answering endpoint (X-Patchbay-Dropped / -Adjusted); null or absent: nothing. */
   adjustments?: AdjustmentsRecord | null;
+  /** The label of the provider key that served (absent = none recorded). */
+  providerKey?: string | null;
 }
+
+/** What `patchbay usage --by` and GET /api/usage/summary group by. */
+export const USAGE_GROUPS = ['model', 'provider', 'provider-key', 'key', 'day'] as const;
+export type UsageGroup = (typeof USAGE_GROUPS)[number];
 
 export interface UsageTotalsRow {
   provider: string | null;
@@ -269,8 +275,8 @@ export class UsageStore implements UsageSink {
     return this.queries.keyTotalsSince(keyId, fromMs);
   }
 
-  /** Totals grouped by key, provider, model (provider/model) or UTC day. */
-  totalsBy(groupBy: 'key' | 'provider' | 'model' | 'day', fromMs: number, toMs: number): (Omit<UsageTotalsRow, 'provider' | 'model'> & { group: string | null })[] {
+  /** Totals grouped by key, provider, provider key (`groq (work)`), model (provider/model) or UTC day. */
+  totalsBy(groupBy: UsageGroup, fromMs: number, toMs: number): (Omit<UsageTotalsRow, 'provider' | 'model'> & { group: string | null })[] {
     this.flush();
     return this.queries.totalsBy(groupBy, fromMs, toMs);
   }

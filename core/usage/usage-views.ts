@@ -41,6 +41,8 @@ export interface RequestRow {
    * (X-Patchbay-Dropped / X-Patchbay-Adjusted); null when nothing. Optional for older fixtures.
    */
   adjustments?: AdjustmentsRecord | null;
+  /** The label of the provider key that served (never the key); optional so the dashboard's existing fixtures still type-check. */
+  provider_key?: string | null;
 }
 
 export interface UsageTotals {

@@ -24,7 +24,7 @@ export function runStoreContract(backend: string, open: () => Promise<OpenedStor
       opened = await open();
       for (let i = 0; i < 3; i++) keyIds.push((await opened.stores.keys.create({ name: `key ${i}` })).record.id);
       rows = [...generateUsageRows({ rows: 3_000, from: FROM, to: TO, keys: keyIds })];
-      rows[10] = { ...rows[10], adjustments: { dropped: ['logprobs'], adjusted: ['max_tokens'] }, cacheReadTokens: 3, reasoningTokens: 2 };
+      rows[10] = { ...rows[10], adjustments: { dropped: ['logprobs'], adjusted: ['max_tokens'] }, cacheReadTokens: 3, reasoningTokens: 2, providerKey: 'work' };
       for (const row of rows) opened.stores.usage.record(row);
     }, 60_000);
     afterAll(() => opened?.cleanup());
@@ -84,7 +84,7 @@ export function runStoreContract(backend: string, open: () => Promise<OpenedStor
       expect(one).toMatchObject({ request_id: expected[0].requestId, status: expected[0].status, stream: expected[0].stream, attempts: expected[0].attempts });
       expect(await opened.stores.reader.request('no-such-request')).toBeNull();
       // Every column comes back, those other features added included.
-      expect(await opened.stores.reader.request(rows[10].requestId)).toMatchObject({ adjustments: { dropped: ['logprobs'], adjusted: ['max_tokens'] }, cache_read_tokens: 3, reasoning_tokens: 2 });
+      expect(await opened.stores.reader.request(rows[10].requestId)).toMatchObject({ adjustments: { dropped: ['logprobs'], adjusted: ['max_tokens'] }, cache_read_tokens: 3, reasoning_tokens: 2, provider_key: 'work' });
     });
 
     it('key totals, totals by group, raw rows and recent attempts', async () => {

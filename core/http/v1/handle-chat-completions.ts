@@ -4,6 +4,7 @@ import { chatRequestSchema, type ChatRequest } from '../../protocols/openai/requ
 import { validateBody } from '../validate-body.ts';
 import type { RouteRequest } from '../../routing/router.ts';
 import { chatTexts, measurePrompt } from '../../routing/estimate-tokens.ts';
+import { choicesFanOut } from './estimate-admission.ts';
 import { serveRouted, type V1Context } from './serve-routed.ts';
 import type { V1Request } from './v1-request.ts';
 
@@ -32,6 +33,7 @@ export async function handleChatCompletions(req: IncomingMessage, res: ServerRes
     },
     stream: body.stream === true,
     includeUsage: body.stream_options?.include_usage === true,
+    fanOut: choicesFanOut(body.n),
     json: (adapter, call) => adapter.chat(body, call),
     openStream: (adapter, call, includeUsage) => adapter.streamChat(body, call, includeUsage),
   });

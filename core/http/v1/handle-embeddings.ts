@@ -4,6 +4,7 @@ import { readJsonBody } from '../read-json-body.ts';
 import { embeddingRequestSchema } from '../../protocols/openai/request-schemas.ts';
 import { validateBody } from '../validate-body.ts';
 import { measureTextsOrIds } from '../../routing/estimate-tokens.ts';
+import { EMBEDDINGS_FAN_OUT } from './estimate-admission.ts';
 import { serveRouted, type V1Context } from './serve-routed.ts';
 import type { V1Request } from './v1-request.ts';
 
@@ -22,6 +23,7 @@ export async function handleEmbeddings(req: IncomingMessage, res: ServerResponse
     },
     stream: false,
     includeUsage: false,
+    fanOut: EMBEDDINGS_FAN_OUT,
     json: (adapter, call) => adapter.embed(body, call),
   });
 }
