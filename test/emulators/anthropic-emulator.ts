@@ -60,7 +60,7 @@ export class AnthropicEmulator extends EmulatorServer {
 
   constructor(options: AnthropicEmulatorOptions) {
     super();
-    this.options = { versions: ['2023-06-01', '2023-01-01', '2026-10-21'], toolPreamble: null, moreApiKeys: [], ...options };
+    this.options = { versions: ['2023-06-01', '2023-01-01', '2026-10-21'], toolPreamble: null, ...options, moreApiKeys: options.moreApiKeys ?? [] };
   }
 
   /** `req_011C…`, the shape of Anthropic request ids. */
