@@ -81,7 +81,7 @@ export async function runKeysCommand(args: string[], io: CliIo): Promise<number>
       }
     }
   } finally {
-    connection.close();
+    await connection.close();
   }
 }
 

@@ -60,6 +60,6 @@ export async function runUsageCommand(args: string[], io: CliIo): Promise<number
     );
     return 0;
   } finally {
-    connection.close();
+    await connection.close();
   }
 }

@@ -7,14 +7,16 @@ import { applyConfigChange, type LiveConfig } from './apply-config-change.ts';
 import { listManagedModels, type ManagedModel } from './list-managed-models.ts';
 import { describeAgents } from './describe-agents.ts';
 import { InvalidRequestError, PatchbayError } from '../errors/patchbay-error.ts';
-import type { ApiKeyRecord, KeyStore } from '../keys/key-store.ts';
+import type { KeyBackend } from '../keys/key-backend.ts';
+import type { ApiKeyRecord } from '../keys/key-store.ts';
 import { testCredential, type CredentialTest } from '../providers/test-credential.ts';
 import { summarizeProvider, type HealthTracker } from '../routing/health-tracker.ts';
 import { DEFAULT_KEY_LABEL, type KeychainSecretStore } from '../secrets/keychain-secret-store.ts';
 import type { KeyHealthView } from '../secrets/key-ring.ts';
 import type { KeyOrder } from '../config/config-schema.ts';
 import { startOfMonth, type KeyLimiter } from '../keys/key-limiter.ts';
-import { currentMonth, monthRange, type UsageGroup, type UsageStore } from '../usage/usage-store.ts';
+import { currentMonth, monthRange, type UsageGroup } from '../usage/usage-store.ts';
+import type { UsageReader } from '../usage/usage-backend.ts';
 import type { ExplainRouteInput, KeySettingsInput, NewProviderInput, ProviderSettingsInput, RoutingSettingsInput, UsageLogQuery, UsageRangeQuery } from './management-schemas.ts';
 import { decodeCursor, type UsageRange } from '../usage/usage-queries.ts';
 import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, UsageSeries, UsageTotals } from '../usage/usage-views.ts';
@@ -102,8 +104,8 @@ export interface ManagementDeps {
   router: Router;
   /** Told the new routing settings after each change (the live event stream). */
   onRoutingChange?: (routing: ReturnType<ManagementService['getRouting']>) => void;
-  keys: KeyStore;
-  usage: UsageStore;
+  keys: KeyBackend;
+  usage: UsageReader;
   secrets: KeychainSecretStore;
   health: HealthTracker;
   /** The running server's key limiter (reservations in flight, cap refusals); absent in the CLI's offline mode. */
@@ -129,8 +131,7 @@ export class ManagementService {
     this.deps = deps;
   }
 
-  private keyView(record: ApiKeyRecord): KeyView {
-    const now = Date.now();
+  private async keyView(record: ApiKeyRecord, now = Date.now()): Promise<KeyView> {
     return {
       id: record.id,
       name: record.name,
@@ -144,13 +145,13 @@ export class ManagementService {
       monthly_usd_cap: record.monthlyUsdCap,
       rpm_limit: record.rpmLimit,
       tpm_limit: record.tpmLimit,
-      ...this.capView(record, now),
+      ...(await this.capView(record, now)),
     };
   }
 
   /** Month usage with the limiter's reservations and refusal (the CLI's offline mode has no limiter: none). */
-  private capView(record: ApiKeyRecord, now: number): Pick<KeyView, 'month_usage' | 'cap_refusal'> {
-    const used = this.deps.usage.keyTotalsSince(record.id, startOfMonth(now));
+  private async capView(record: ApiKeyRecord, now: number): Promise<Pick<KeyView, 'month_usage' | 'cap_refusal'>> {
+    const used = await this.deps.usage.keyTotalsSince(record.id, startOfMonth(now));
     const state = this.deps.limiter?.capState(record) ?? { reservedTokens: 0, reservedUsd: 0, refusal: null };
     return {
       month_usage: { ...used, reserved_tokens: state.reservedTokens, reserved_usd: state.reservedUsd },
@@ -158,39 +159,40 @@ export class ManagementService {
     };
   }
 
-  private requireKey(id: string): ApiKeyRecord {
-    const record = this.deps.keys.get(id);
+  private async requireKey(id: string): Promise<ApiKeyRecord> {
+    const record = await this.deps.keys.get(id);
     if (!record) throw new PatchbayError(`No key has the id "${id}".`, { status: 404, type: 'invalid_request_error', code: 'key_not_found', param: 'id' });
     return record;
   }
 
-  listKeys(): KeyView[] {
-    return this.deps.keys.list().map((k) => this.keyView(k));
+  async listKeys(): Promise<KeyView[]> {
+    const now = Date.now();
+    return Promise.all((await this.deps.keys.list()).map((k) => this.keyView(k, now)));
   }
 
-  createKey(input: KeySettingsInput & { name: string }): { key: KeyView; secret: string } {
-    const created = this.deps.keys.create({ name: input.name, ...toSettings(input) });
-    return { key: this.keyView(created.record), secret: created.secret };
+  async createKey(input: KeySettingsInput & { name: string }): Promise<{ key: KeyView; secret: string }> {
+    const created = await this.deps.keys.create({ name: input.name, ...toSettings(input) });
+    return { key: await this.keyView(created.record), secret: created.secret };
   }
 
-  updateKey(id: string, input: KeySettingsInput): KeyView {
-    this.requireKey(id);
+  async updateKey(id: string, input: KeySettingsInput): Promise<KeyView> {
+    await this.requireKey(id);
     // The limiter reads a key's limits on every admission; its windows hold usage only, so they stay.
-    const updated = this.deps.keys.update(id, { name: input.name, ...toSettings(input) })!;
+    const updated = (await this.deps.keys.update(id, { name: input.name, ...toSettings(input) }))!;
     return this.keyView(updated);
   }
 
-  rotateKey(id: string): { key: KeyView; secret: string } {
-    const record = this.requireKey(id);
+  async rotateKey(id: string): Promise<{ key: KeyView; secret: string }> {
+    const record = await this.requireKey(id);
     if (record.revokedAt !== null) throw new InvalidRequestError(`The key "${id}" is revoked; create a new key instead of rotating it.`, 'id', 'key_revoked', 409);
-    const rotated = this.deps.keys.rotate(id)!;
-    return { key: this.keyView(rotated.record), secret: rotated.secret };
+    const rotated = (await this.deps.keys.rotate(id))!;
+    return { key: await this.keyView(rotated.record), secret: rotated.secret };
   }
 
-  revokeKey(id: string): KeyView {
-    this.requireKey(id);
-    this.deps.keys.revoke(id);
-    return this.keyView(this.deps.keys.get(id)!);
+  async revokeKey(id: string): Promise<KeyView> {
+    await this.requireKey(id);
+    await this.deps.keys.revoke(id);
+    return this.keyView((await this.deps.keys.get(id))!);
   }
 
   listProviders(): ProviderView[] {
@@ -356,8 +358,8 @@ export class ManagementService {
   }
 
   /** What routing would do with a request now, and why (the dashboard's "Which provider now?", `patchbay routing explain`). */
-  explainRoute(input: ExplainRouteInput): RouteExplanation {
-    const allowedModels = input.key_id ? this.requireKey(input.key_id).allowedModels : null;
+  async explainRoute(input: ExplainRouteInput): Promise<RouteExplanation> {
+    const allowedModels = input.key_id ? (await this.requireKey(input.key_id)).allowedModels : null;
     return this.deps.router.explain({
       model: input.model,
       strategy: input.strategy,
@@ -379,19 +381,19 @@ export class ManagementService {
     return describeAgents(this.deps.config, this.deps.configPath, this.deps.catalog, this.baseUrl);
   }
 
-  usageSummary(month = currentMonth(), groupBy: UsageGroup = 'model') {
+  async usageSummary(month = currentMonth(), groupBy: UsageGroup = 'model') {
     const { from, to } = monthRange(month);
-    return { month, group_by: groupBy, rows: this.deps.usage.totalsBy(groupBy, from, to) };
+    return { month, group_by: groupBy, rows: await this.deps.usage.totalsBy(groupBy, from, to) };
   }
 
-  usageRequests(month = currentMonth(), limit = 200) {
+  async usageRequests(month = currentMonth(), limit = 200) {
     const { from, to } = monthRange(month);
-    return { month, rows: this.deps.usage.rows(from, to, limit) };
+    return { month, rows: await this.deps.usage.rows(from, to, limit) };
   }
 
-  exportUsage(month = currentMonth(), format: 'csv' | 'json' = 'csv'): string {
+  async exportUsage(month = currentMonth(), format: 'csv' | 'json' = 'csv'): Promise<string> {
     const { from, to } = monthRange(month);
-    const rows = this.deps.usage.rows(from, to, 1_000_000).reverse();
+    const rows = (await this.deps.usage.rows(from, to, 1_000_000)).reverse();
     return format === 'json' ? JSON.stringify(rows, null, 2) : toCsv(rows);
   }
 
@@ -404,11 +406,11 @@ export class ManagementService {
     return { from, to };
   }
 
-  usageTotals(query: UsageRangeQuery): UsageTotals {
+  usageTotals(query: UsageRangeQuery): Promise<UsageTotals> {
     return this.deps.usage.totals(this.usageRange(query));
   }
 
-  usageSeries(query: UsageRangeQuery & { bucket?: SeriesBucket; group_by?: SeriesGroup }): UsageSeries {
+  usageSeries(query: UsageRangeQuery & { bucket?: SeriesBucket; group_by?: SeriesGroup }): Promise<UsageSeries> {
     const range = this.usageRange(query);
     const bucket = query.bucket ?? 'day';
     if (bucket === 'hour' && range.to - range.from > MAX_HOURLY_DAYS * DAY_MS) {
@@ -417,15 +419,18 @@ export class ManagementService {
     return this.deps.usage.series(range, bucket, query.group_by ?? 'provider');
   }
 
-  usageBreakdown(query: UsageRangeQuery & { group_by?: BreakdownGroup }): UsageBreakdown {
+  async usageBreakdown(query: UsageRangeQuery & { group_by?: BreakdownGroup }): Promise<UsageBreakdown> {
+    if (!this.deps.usage.breakdown) {
+      throw new PatchbayError('The usage tables per model, provider and key are not available with this database yet (SQLite only).', { status: 501, type: 'server_error', code: 'not_implemented' });
+    }
     return this.deps.usage.breakdown(this.usageRange(query), query.group_by ?? 'model');
   }
 
-  usageLatency(query: UsageRangeQuery): { data: LatencyRow[] } {
-    return { data: this.deps.usage.latency(this.usageRange(query)) };
+  async usageLatency(query: UsageRangeQuery): Promise<{ data: LatencyRow[] }> {
+    return { data: await this.deps.usage.latency(this.usageRange(query)) };
   }
 
-  usageLog(query: UsageLogQuery): RequestLogPage {
+  usageLog(query: UsageLogQuery): Promise<RequestLogPage> {
     const cursor = query.cursor === undefined ? null : decodeCursor(query.cursor);
     if (query.cursor !== undefined && cursor === null) {
       throw new InvalidRequestError("Invalid 'cursor': pass the next_cursor of the previous page unchanged, or leave it out for the first page.", 'cursor');
@@ -434,8 +439,8 @@ export class ManagementService {
     return this.deps.usage.requestLog(this.usageRange(query), filter, query.limit ?? 50, cursor);
   }
 
-  usageRequest(requestId: string): RequestRow {
-    const row = this.deps.usage.request(requestId);
+  async usageRequest(requestId: string): Promise<RequestRow> {
+    const row = await this.deps.usage.request(requestId);
     if (!row) {
       throw new PatchbayError(`No request has the id "${requestId}" (the X-Patchbay-Request-Id header of its answer).`, {
         status: 404,

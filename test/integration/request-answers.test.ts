@@ -37,7 +37,7 @@ describe('the request log and provider health answer why', () => {
 
   const chat = (client: OpenAI, model: string) => client.chat.completions.create({ model, messages: [{ role: 'user', content: 'why?' }], max_tokens: 20 }).withResponse();
   const lastRow = () => usageRows(pb.patchbay).at(-1)!;
-  const status = (provider: string) => pb.patchbay.management.status().providers.find((p) => p.name === provider)!;
+  const status = async (provider: string) => (await pb.patchbay.management.status()).providers.find((p) => p.name === provider)!;
 
   it('a request a fallback served is marked, its route reason names who served it, and the failure counts against the provider that failed', async () => {
     groq.inject({ path: '/chat/completions', status: 500 });
@@ -51,23 +51,23 @@ describe('the request log and provider health answer why', () => {
     expect(row).toMatchObject({ provider: 'together', fallback: 1, status: 200, error_message: null });
     expect(row.route_reason).toBe(reason);
 
-    const page = pb.patchbay.management.usageLog({ model: ALIAS });
+    const page = await pb.patchbay.management.usageLog({ model: ALIAS });
     expect(page.data[0]).toMatchObject({ fallback: true, provider: 'together' });
-    expect(status('groq')).toMatchObject({ samples: 1, error_rate: 1, last_error: { status: 500, model: GROQ_MODEL } });
-    expect(status('together')).toMatchObject({ error_rate: 0, last_error: null });
+    expect(await status('groq')).toMatchObject({ samples: 1, error_rate: 1, last_error: { status: 500, model: GROQ_MODEL } });
+    expect(await status('together')).toMatchObject({ error_rate: 0, last_error: null });
   });
 
   it('the model filter finds a request by the alias it asked for, the provider\'s own id, or provider/model', async () => {
     await chat(pb.client, `${ALIAS}:cost`);
     for (const model of [ALIAS, GROQ_MODEL, `groq/${GROQ_MODEL}`]) {
-      expect(pb.patchbay.management.usageLog({ model }).data.length, model).toBeGreaterThan(0);
+      expect((await pb.patchbay.management.usageLog({ model })).data.length, model).toBeGreaterThan(0);
     }
   });
 
   it('a provider answering 401 to every request shows its error rate and last error, though its breaker stays closed', async () => {
     openai.inject({ path: '/chat/completions', status: 401, times: Infinity });
     for (let i = 0; i < 3; i++) await chat(pb.client, 'gpt-4o-mini').catch(() => undefined);
-    const openaiStatus = status('openai');
+    const openaiStatus = await status('openai');
     expect(openaiStatus.error_rate).toBe(1);
     expect(openaiStatus.samples).toBe(3);
     expect(openaiStatus.last_error).toMatchObject({ status: 401, model: 'gpt-4o-mini' });
@@ -86,10 +86,10 @@ describe('the request log and provider health answer why', () => {
     expect(row).toMatchObject({ status: 503, error_type: 'no_eligible_provider', provider: null });
     expect((refused as Error).message).toContain(row.error_message);
     expect(row.error_message).toMatch(/circuit breaker|breaker/i);
-    const fromLog = pb.patchbay.management.usageRequest(row.request_id as string);
+    const fromLog = await pb.patchbay.management.usageRequest(row.request_id as string);
     expect(fromLog.error_message).toBe(row.error_message);
 
-    const { secret } = pb.patchbay.management.createKey({ name: 'capped', monthly_usd_cap: 0.00001 });
+    const { secret } = await pb.patchbay.management.createKey({ name: 'capped', monthly_usd_cap: 0.00001 });
     const capped = new OpenAI({ baseURL: `${pb.patchbay.url}/v1`, apiKey: secret, maxRetries: 0 });
     let quota: unknown;
     for (let i = 0; i < 10 && !quota; i++) await chat(capped, 'gpt-4o-mini').catch((e: unknown) => (quota = e));
@@ -101,7 +101,7 @@ describe('the request log and provider health answer why', () => {
 
   it('the usage breakdown answers per model, provider and key (by name): requests, tokens, cost, errors, p50/p95', async () => {
     const today = new Date().toISOString().slice(0, 10);
-    const byModel = pb.patchbay.management.usageBreakdown({ from: today, to: today, group_by: 'model' }).data;
+    const byModel = (await pb.patchbay.management.usageBreakdown({ from: today, to: today, group_by: 'model' })).data;
     const together = byModel.find((r) => r.group?.startsWith('together/'))!;
     expect(together.requests).toBeGreaterThan(0);
     expect(together.cost_usd).toBeGreaterThan(0);
@@ -111,21 +111,21 @@ describe('the request log and provider health answer why', () => {
     // Refused before routing (the 503 and the 429 above): a group of their own, all errors.
     const refused = byModel.find((r) => r.group === null)!;
     expect(refused.errors).toBe(refused.requests);
-    const byProvider = pb.patchbay.management.usageBreakdown({ from: today, to: today, group_by: 'provider' }).data;
+    const byProvider = (await pb.patchbay.management.usageBreakdown({ from: today, to: today, group_by: 'provider' })).data;
     expect(byProvider.find((r) => r.group === 'openai')).toMatchObject({ errors: 3 });
-    const byKey = pb.patchbay.management.usageBreakdown({ from: today, to: today, group_by: 'key' }).data;
+    const byKey = (await pb.patchbay.management.usageBreakdown({ from: today, to: today, group_by: 'key' })).data;
     expect(byKey.map((r) => r.key_name).sort()).toEqual(['capped', 'default']);
     const sum = byModel.reduce((total, r) => total + r.requests, 0);
     expect(sum).toBe(usageRows(pb.patchbay).length);
   });
 
-  it('the Keys list shows a capped key refusing, with what the refused request needed', () => {
-    const capped = pb.patchbay.management.listKeys().find((k) => k.name === 'capped')!;
+  it('the Keys list shows a capped key refusing, with what the refused request needed', async () => {
+    const capped = (await pb.patchbay.management.listKeys()).find((k) => k.name === 'capped')!;
     expect(capped.cap_refusal).toMatchObject({ cap: 'usd' });
     expect(capped.cap_refusal!.needed).toBeGreaterThan(0);
     expect(capped.month_usage).toMatchObject({ reserved_usd: 0, reserved_tokens: 0 });
     // Raising the cap far enough lifts the refusal at once.
-    pb.patchbay.management.updateKey(capped.id, { monthly_usd_cap: 10 });
-    expect(pb.patchbay.management.listKeys().find((k) => k.name === 'capped')!.cap_refusal).toBeNull();
+    await pb.patchbay.management.updateKey(capped.id, { monthly_usd_cap: 10 });
+    expect((await pb.patchbay.management.listKeys()).find((k) => k.name === 'capped')!.cap_refusal).toBeNull();
   });
 });
