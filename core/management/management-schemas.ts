@@ -69,6 +69,8 @@ export const explainRouteSchema = z.strictObject({
   key_id: z.string().min(1).max(100).optional(),
   prompt_tokens: z.number().int().nonnegative().max(10_000_000).optional(),
   max_tokens: z.number().int().positive().max(10_000_000).optional(),
+  /** A session id as its requests send it (X-Patchbay-Session, X-Claude-Code-Session-Id ...): would its next request stay where it is? */
+  session: z.string().min(1).max(128).optional(),
 });
 export type ExplainRouteInput = z.infer<typeof explainRouteSchema>;
 

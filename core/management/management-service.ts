@@ -303,6 +303,7 @@ export class ManagementService {
       promptTokens: input.prompt_tokens,
       maxTokens: input.max_tokens,
       allowedModels,
+      session: input.session,
     });
   }
 

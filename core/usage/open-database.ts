@@ -145,6 +145,25 @@ const MIGRATIONS: string[] = [
    ALTER TABLE usage ADD COLUMN cache_write_5m_tokens INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE usage ADD COLUMN cache_write_1h_tokens INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE usage ADD COLUMN reasoning_tokens INTEGER NOT NULL DEFAULT 0;`,
+  // Agent sessions (issue 22): who sent a request, as the client named it (never content), and what
+  // its prompt cache saved against list prices (negative when a cache write cost more than it saved).
+  // usage_sessions sums a session's rows per agent, day, provider, model and key, added per batch
+  // like the other rollups, so the Sessions page reads a small table; a session's own requests come
+  // from the usage table through (session_id, ts).
+  `ALTER TABLE usage ADD COLUMN session_id TEXT;
+   ALTER TABLE usage ADD COLUMN session_source TEXT;
+   ALTER TABLE usage ADD COLUMN agent_id TEXT;
+   ALTER TABLE usage ADD COLUMN parent_agent_id TEXT;
+   ALTER TABLE usage ADD COLUMN cache_saved_usd REAL NOT NULL DEFAULT 0;
+   CREATE INDEX usage_session_ts ON usage(session_id, ts) WHERE session_id IS NOT NULL;
+   CREATE TABLE usage_sessions (
+     session_id TEXT NOT NULL, agent_id TEXT NOT NULL, day INTEGER NOT NULL, provider TEXT NOT NULL, model TEXT NOT NULL, key_id TEXT NOT NULL,
+     parent_agent_id TEXT NOT NULL, source TEXT NOT NULL, first_ts INTEGER NOT NULL, last_ts INTEGER NOT NULL,
+     requests INTEGER NOT NULL, errors INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL,
+     cache_read_tokens INTEGER NOT NULL, cache_write_tokens INTEGER NOT NULL, cost_usd REAL NOT NULL, cache_saved_usd REAL NOT NULL,
+     PRIMARY KEY (session_id, agent_id, day, provider, model, key_id)
+   ) WITHOUT ROWID;
+   CREATE INDEX usage_sessions_day ON usage_sessions(day, session_id);`,
 ];
 
 /** Opens (creating if needed) the SQLite file in the data dir, in WAL mode, migrated to the latest schema. */

@@ -27,6 +27,11 @@ export interface StoredUsageRow {
   first_byte_ms: number | null;
   route_reason: string | null;
   attempts: string;
+  session_id: string | null;
+  session_source: string | null;
+  agent_id: string | null;
+  parent_agent_id: string | null;
+  cache_saved_usd: number;
 }
 
 export function storedToRequestRow(row: StoredUsageRow): RequestRow {
@@ -54,6 +59,11 @@ export function storedToRequestRow(row: StoredUsageRow): RequestRow {
     first_byte_ms: row.first_byte_ms,
     route_reason: row.route_reason,
     attempts: JSON.parse(row.attempts) as AttemptView[],
+    session_id: row.session_id,
+    session_source: row.session_source,
+    agent_id: row.agent_id,
+    parent_agent_id: row.parent_agent_id,
+    cache_saved_usd: row.cache_saved_usd,
   };
 }
 
@@ -83,5 +93,10 @@ export function recordToRequestRow(record: UsageRecord, keyName: string | null):
     first_byte_ms: record.firstByteMs,
     route_reason: record.routeReason ?? null,
     attempts: record.attempts satisfies AttemptView[],
+    session_id: record.sessionId ?? null,
+    session_source: record.sessionSource ?? null,
+    agent_id: record.agentId ?? null,
+    parent_agent_id: record.parentAgentId ?? null,
+    cache_saved_usd: record.cacheSavedUsd ?? 0,
   };
 }

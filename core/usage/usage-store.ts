@@ -40,6 +40,14 @@ export interface UsageRecord {
   cacheWrite1hTokens?: number;
   /** The part of completionTokens spent reasoning (absent = 0). */
   reasoningTokens?: number;
+  /** The client's session, as it named it (capped at 128 characters), and where that name came from. */
+  sessionId?: string | null;
+  sessionSource?: string | null;
+  /** The agent within the session that sent it (Claude Code's subagents), and its parent agent. */
+  agentId?: string | null;
+  parentAgentId?: string | null;
+  /** List price of the prompt without its cache minus what it cost (absent = 0). */
+  cacheSavedUsd?: number;
 }
 
 export interface UsageTotalsRow {

@@ -35,6 +35,16 @@ export interface RequestRow {
   first_byte_ms: number | null;
   route_reason: string | null;
   attempts: AttemptView[];
+  /**
+   * The client's session and agent as it named them (X-Patchbay-Session, Claude Code's and Codex's
+   * ids, prompt_cache_key, user), where the name came from, and what the prompt cache saved against
+   * list prices. Optional for the same reason as the cache counts.
+   */
+  session_id?: string | null;
+  session_source?: string | null;
+  agent_id?: string | null;
+  parent_agent_id?: string | null;
+  cache_saved_usd?: number;
 }
 
 export interface UsageTotals {

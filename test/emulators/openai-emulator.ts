@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { EmulatorServer, sendJson, writeSse, type EmulatorContext, type Fault } from './emulator-server.ts';
 import { answerResponses } from './openai-responses-emulator.ts';
+import { PrefixCache } from './emulator-common.ts';
 
 /**
  * A loopback stand-in for OpenAI's REST API, written from OpenAI's published OpenAPI spec and
@@ -98,6 +99,8 @@ export interface OpenAiEmulatorOptions {
 
 export class OpenAiEmulator extends EmulatorServer {
   protected readonly options: Required<OpenAiEmulatorOptions>;
+  /** This provider's prompt cache: prefixes it saw, read back as prompt_tokens_details.cached_tokens. */
+  readonly promptCache = new PrefixCache();
 
   constructor(options: OpenAiEmulatorOptions) {
     super();
@@ -210,6 +213,12 @@ export class OpenAiEmulator extends EmulatorServer {
     return true;
   }
 
+  /** The usage's prompt details when part of the prompt came from this provider's cache (left out otherwise, as the fixtures expect). */
+  protected cachedDetails(body: Record<string, unknown>, messages: Message[]): { prompt_tokens_details?: { cached_tokens: number } } {
+    const cached = this.promptCache.readAndWrite(String(body.model), body.tools, messages, (k) => chatPromptTokens(messages.slice(0, k)));
+    return cached > 0 ? { prompt_tokens_details: { cached_tokens: cached } } : {};
+  }
+
   protected chatChoicesFor(body: Record<string, unknown>): { messages: Message[]; toolCall: { name: string; arguments: string } | null; text: string; finish: 'stop' | 'length' | 'tool_calls' } {
     const messages = body.messages as Message[];
     const tools = (body.tools as Tool[] | undefined) ?? [];
@@ -236,7 +245,7 @@ export class OpenAiEmulator extends EmulatorServer {
     const model = `${body.model as string}-2024-08-06`;
     const promptTokens = chatPromptTokens(plan.messages);
     const completionTokens = plan.toolCall ? countTokens(plan.toolCall.arguments) + 5 : countTokens(plan.text);
-    const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens * n, total_tokens: promptTokens + completionTokens * n };
+    const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens * n, total_tokens: promptTokens + completionTokens * n, ...this.cachedDetails(body, plan.messages) };
     const callId = (i: number) => `call_${createHash('md5').update(`${id}${i}`).digest('hex').slice(0, 24)}`;
 
     if (body.stream !== true) {

@@ -8,6 +8,8 @@ import type { RouteRequest } from '../../routing/router.ts';
 import type { UpstreamCall } from '../../providers/provider-adapter.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { validateBody } from '../validate-body.ts';
+import { readSessionBody } from './read-session.ts';
+import { hashPrefix, leadingMessages } from '../../routing/prefix-affinity.ts';
 import { serveRouted, type V1Context } from './serve-routed.ts';
 import { translateMessage, translateMessageStream } from './translate-messages.ts';
 import type { V1Request } from './v1-request.ts';
@@ -47,6 +49,7 @@ export function forwardedBody(raw: Record<string, unknown>, call: UpstreamCall):
 /** POST /v1/messages: Anthropic's Messages API over every provider (pass-through to Anthropic, translated elsewhere). */
 export async function handleMessages(req: IncomingMessage, res: ServerResponse, ctx: V1Context, request: V1Request): Promise<void> {
   const raw = (await readJsonBody(req)) as Record<string, unknown>;
+  readSessionBody(request.session, raw);
   const body = validateBody(messagesRequestSchema, raw);
   const decoded = decodeMessagesRequest(body);
   const headers = anthropicHeaders(req);
@@ -56,6 +59,7 @@ export async function handleMessages(req: IncomingMessage, res: ServerResponse, 
   await serveRouted(req, res, ctx, request, {
     body,
     route: { operation: 'chat', model: body.model, needs: messagesNeeds(body), prompt, maxTokens: body.max_tokens },
+    affinity: () => hashPrefix([body.system ?? null, body.tools ?? null, leadingMessages(body.messages)]),
     stream: body.stream === true,
     includeUsage: false,
     codec: anthropicCodec,
