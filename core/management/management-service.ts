@@ -14,7 +14,7 @@ import { startOfMonth } from '../keys/key-limiter.ts';
 import { currentMonth, monthRange, type UsageStore } from '../usage/usage-store.ts';
 import type { ExplainRouteInput, KeySettingsInput, NewProviderInput, ProviderSettingsInput, RoutingSettingsInput, UsageLogQuery, UsageRangeQuery } from './management-schemas.ts';
 import { decodeCursor, type UsageRange } from '../usage/usage-queries.ts';
-import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, UsageSeries, UsageTotals } from '../usage/usage-views.ts';
+import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, SessionPage, UsageSeries, UsageTotals } from '../usage/usage-views.ts';
 import { toCsv } from './to-csv.ts';
 import type { EventHub, EventListener } from '../events/event-hub.ts';
 
@@ -359,8 +359,25 @@ export class ManagementService {
     if (query.cursor !== undefined && cursor === null) {
       throw new InvalidRequestError("Invalid 'cursor': pass the next_cursor of the previous page unchanged, or leave it out for the first page.", 'cursor');
     }
-    const filter = { status: query.status, model: query.model, provider: query.provider, keyId: query.key_id };
+    const filter = { status: query.status, model: query.model, provider: query.provider, keyId: query.key_id, session: query.session };
     return this.deps.usage.requestLog(this.usageRange(query), filter, query.limit ?? 50, cursor);
+  }
+
+  /** One session's requests, newest first; without a range, all of them. */
+  usageSessionRequests(query: UsageLogQuery & { session: string }): RequestLogPage {
+    return this.usageLog({ from: '1970-01-01', to: new Date(Date.now() + DAY_MS).toISOString().slice(0, 10), ...query });
+  }
+
+  /** Sessions active in the range, the most recently active first, with their agents nested (the Sessions page, `patchbay usage --by session`). */
+  usageSessions(query: UsageLogQuery): SessionPage {
+    let cursor: { ts: number; session: string } | null = null;
+    if (query.cursor !== undefined) {
+      const match = /^(\d+)\.(.+)$/s.exec(Buffer.from(query.cursor, 'base64url').toString());
+      if (!match) throw new InvalidRequestError("Invalid 'cursor': pass the next_cursor of the previous page unchanged, or leave it out for the first page.", 'cursor');
+      cursor = { ts: Number(match[1]), session: match[2] };
+    }
+    const filter = { status: query.status, model: query.model, provider: query.provider, keyId: query.key_id, session: query.session };
+    return this.deps.usage.sessions(this.usageRange(query), filter, query.limit ?? 50, cursor);
   }
 
   usageRequest(requestId: string): RequestRow {

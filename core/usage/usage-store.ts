@@ -7,7 +7,7 @@ import type { WriterMessage, WriterThreadData } from './usage-writer-thread.ts';
 import type { EventHub } from '../events/event-hub.ts';
 import { recordToRequestRow } from './to-request-row.ts';
 import { UsageQueries, type LogFilter, type UsageRange } from './usage-queries.ts';
-import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, UsageSeries, UsageTotals } from './usage-views.ts';
+import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, SessionPage, UsageSeries, UsageTotals } from './usage-views.ts';
 
 /** One request's metadata. Never content. */
 export interface UsageRecord {
@@ -293,6 +293,12 @@ export class UsageStore {
   requestLog(range: UsageRange, filter: LogFilter, limit: number, cursor: { ts: number; id: number } | null): RequestLogPage {
     this.flush();
     return this.queries.log(range, filter, limit, cursor);
+  }
+
+  /** Sessions active in the range, newest activity first (the Sessions page). */
+  sessions(range: UsageRange, filter: LogFilter, limit: number, cursor: { ts: number; session: string } | null): SessionPage {
+    this.flush();
+    return this.queries.sessions(range, filter, limit, cursor);
   }
 
   request(requestId: string): RequestRow | null {
