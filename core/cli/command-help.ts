@@ -93,12 +93,13 @@ Starts the router (default http://127.0.0.1:8790/v1). Stop it with Ctrl-C: in-fl
   keys: `Usage:\n${Object.values(KEYS).map((text) => `  ${text.split('\n')[0].replace('Usage: ', '')}`).join('\n')}\n\nKey settings:\n${KEY_FLAGS}\n\n"patchbay keys create --help" and the like tell more.`,
   providers: `Usage:\n${Object.values(PROVIDERS).map((text) => `  ${text.split('\n')[0].replace('Usage: ', '')}`).join('\n')}\n\n"patchbay providers set-key --help" and the like tell more.`,
   routing: `Usage:\n${Object.values(ROUTING).map((text) => `  ${text.split('\n')[0].replace('Usage: ', '')}`).join('\n')}\n\n"patchbay routing explain --help" and the like tell more.`,
-  usage: `Usage: patchbay usage [--month YYYY-MM] [--by model|provider|key|day] [--json] [--export csv|json]
+  usage: `Usage: patchbay usage [--month YYYY-MM] [--by model|provider|key|day|session] [--json] [--export csv|json]
 
 A month's totals (default: this month, UTC), grouped by model unless --by says otherwise.
 
   --month YYYY-MM      the month (UTC)
-  --by GROUP           model, provider, key or day
+  --by GROUP           model, provider, key, day or session (each session with its
+                       agents nested, cost and what prompt caching saved)
   --json               the totals as JSON
   --export csv|json    every request of the month, one row each (CSV cells that a spreadsheet
                        would run as a formula are prefixed with ')`,
