@@ -5,7 +5,7 @@ import { validateBody } from '../validate-body.ts';
 import { readSessionBody } from './read-session.ts';
 import type { RouteRequest } from '../../routing/router.ts';
 import { chatTexts, measurePrompt } from '../../routing/estimate-tokens.ts';
-import { hashPrefix, leadingMessages } from '../../routing/prefix-affinity.ts';
+import { hashPrefix, leadingMessages, toolNames } from '../../routing/prefix-affinity.ts';
 import { serveRouted, type V1Context } from './serve-routed.ts';
 import type { V1Request } from './v1-request.ts';
 
@@ -34,7 +34,7 @@ export async function handleChatCompletions(req: IncomingMessage, res: ServerRes
       prompt: measurePrompt(chatTexts(body.messages, body.tools)),
       maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
     },
-    affinity: () => hashPrefix([body.tools ?? null, leadingMessages(body.messages)]),
+    affinity: () => hashPrefix([toolNames(body.tools), leadingMessages(body.messages)]),
     stream: body.stream === true,
     includeUsage: body.stream_options?.include_usage === true,
     json: (adapter, call) => adapter.chat(body, call),

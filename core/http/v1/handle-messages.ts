@@ -9,7 +9,7 @@ import type { UpstreamCall } from '../../providers/provider-adapter.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { validateBody } from '../validate-body.ts';
 import { readSessionBody } from './read-session.ts';
-import { hashPrefix, leadingMessages } from '../../routing/prefix-affinity.ts';
+import { hashPrefix, leadingMessages, toolNames } from '../../routing/prefix-affinity.ts';
 import { serveRouted, type V1Context } from './serve-routed.ts';
 import { translateMessage, translateMessageStream } from './translate-messages.ts';
 import type { V1Request } from './v1-request.ts';
@@ -59,7 +59,7 @@ export async function handleMessages(req: IncomingMessage, res: ServerResponse, 
   await serveRouted(req, res, ctx, request, {
     body,
     route: { operation: 'chat', model: body.model, needs: messagesNeeds(body), prompt, maxTokens: body.max_tokens },
-    affinity: () => hashPrefix([body.system ?? null, body.tools ?? null, leadingMessages(body.messages)]),
+    affinity: () => hashPrefix([body.system ?? null, toolNames(body.tools), leadingMessages(body.messages)]),
     stream: body.stream === true,
     includeUsage: false,
     codec: anthropicCodec,

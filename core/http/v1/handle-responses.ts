@@ -11,7 +11,7 @@ import type { RouteRequest } from '../../routing/router.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { validateBody } from '../validate-body.ts';
 import { readSessionBody } from './read-session.ts';
-import { hashPrefix, leadingMessages } from '../../routing/prefix-affinity.ts';
+import { hashPrefix, leadingMessages, toolNames } from '../../routing/prefix-affinity.ts';
 import { serveRouted, type V1Context } from './serve-routed.ts';
 import { translateResponse, translateResponseStream } from './translate-responses.ts';
 import type { V1Request } from './v1-request.ts';
@@ -60,7 +60,7 @@ export function createResponsesHandler(connectTimeoutMs: number) {
     await serveRouted(req, res, ctx, request, {
       body,
       route: { operation: 'chat', model: body.model, needs: responsesNeeds(body), prompt: measurePrompt(responsesTexts(body)), maxTokens: body.max_output_tokens ?? undefined },
-      affinity: () => hashPrefix([body.instructions ?? null, body.tools ?? null, Array.isArray(body.input) ? leadingMessages(body.input.map((item) => ({ role: 'role' in item ? String(item.role) : '', item }))) : body.input]),
+      affinity: () => hashPrefix([body.instructions ?? null, toolNames(body.tools), Array.isArray(body.input) ? leadingMessages(body.input.map((item) => ({ role: 'role' in item ? String(item.role) : '', item }))) : body.input]),
       stream: body.stream === true,
       includeUsage: true,
       codec: responsesCodec,
