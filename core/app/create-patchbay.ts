@@ -7,6 +7,7 @@ import { loadConfigFile, type PatchbayConfig } from '../config/load-config.ts';
 import { createRequestListener } from '../http/create-http-app.ts';
 import { DashboardSessions } from '../http/dashboard-sessions.ts';
 import { HostGuard } from '../http/host-guard.ts';
+import { limitConnections } from '../http/limit-connections.ts';
 import { KeyLimiter } from '../keys/key-limiter.ts';
 import { KeyStore } from '../keys/key-store.ts';
 import { setUpstreamLimits, type UpstreamLimits } from '../providers/upstream-limits.ts';
@@ -125,13 +126,13 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   const firstKey = keys.count() === 0 ? keys.create({ name: 'default' }).secret : null;
 
   // Slowloris bounds: headers and request bodies must arrive in seconds (Node's defaults allow a
-  // minute or more), and open connections are capped (Node closes those beyond it at once).
+  // minute or more), and open connections are capped (near the cap, the slowest header senders go first).
   // requestTimeout covers receiving the request only, so long answers and streams are not cut.
   const server: Server = createServer(
     { keepAliveTimeout: 65_000, noDelay: true, headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs) },
     listener,
   );
-  server.maxConnections = config.maxConnections;
+  limitConnections(server, config.maxConnections);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

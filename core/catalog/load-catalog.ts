@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { ResolvedProvider } from '../config/load-config.ts';
 
-export const CAPABILITIES = ['chat', 'completions', 'embeddings', 'tools', 'images', 'logprobs', 'n', 'dimensions', 'streaming'] as const;
+// reasoning: the model reasons before answering and takes a reasoning effort (OpenAI's reasoning_effort, a thinking budget).
+export const CAPABILITIES = ['chat', 'completions', 'embeddings', 'tools', 'images', 'logprobs', 'n', 'dimensions', 'streaming', 'reasoning'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
 const endpointSchema = z.strictObject({

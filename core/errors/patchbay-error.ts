@@ -46,6 +46,24 @@ export class InvalidRequestError extends PatchbayError {
   }
 }
 
+/**
+ * 400 context_length_exceeded: the prompt (with the output asked for) fits no candidate's window.
+ * The counts travel with it, so each ingress can say it in its own words (Anthropic's
+ * "prompt is too long: N tokens > M maximum", which Claude Code answers by compacting).
+ */
+export class ContextLengthError extends InvalidRequestError {
+  readonly promptTokens: number;
+  readonly outputTokens: number;
+  readonly contextWindow: number;
+
+  constructor(message: string, param: string, counts: { promptTokens: number; outputTokens: number; contextWindow: number }) {
+    super(message, param, 'context_length_exceeded');
+    this.promptTokens = counts.promptTokens;
+    this.outputTokens = counts.outputTokens;
+    this.contextWindow = counts.contextWindow;
+  }
+}
+
 /** 401: missing, unknown, revoked or expired Patchbay key. */
 export class AuthenticationError extends PatchbayError {
   constructor(message: string) {

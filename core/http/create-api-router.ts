@@ -62,7 +62,13 @@ export function createApiRouter(deps: ApiDeps): express.Router {
     next();
   });
 
-  // Signing in is the one call without credentials: the one-time code is the credential.
+  // Claude Code's connectivity probe (HEAD /api/hello, without credentials; it ignores the answer
+  // but logs a failure). It says only that something answers: nothing else here opens up.
+  router.get('/hello', (_req: Request, res: Response) => {
+    res.status(200).json({ ok: true });
+  });
+
+  // Signing in is one of the two calls without credentials: the one-time code is the credential.
   router.post('/session', async (req: Request, res: Response) => {
     try {
       const input = await readJsonBody(req);

@@ -1,5 +1,7 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { InvalidRequestError } from '../errors/patchbay-error.ts';
+import { findInvalidUtf8 } from './find-invalid-utf8.ts';
 
 /** Bodies carry images as data URLs, so allow generously, but bounded. */
 export const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -17,7 +19,10 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
   if (declared > limit) throw tooLarge(limit);
   const { parts, size } = await collect(req, limit);
   if (size === 0) throw new InvalidRequestError('The request has no body; send a JSON object with Content-Type: application/json.');
-  const text = parts.length === 1 ? parts[0].toString('utf8') : Buffer.concat(parts, size).toString('utf8');
+  const bytes = parts.length === 1 ? parts[0] : Buffer.concat(parts, size);
+  // toString would put U+FFFD in place of bad bytes, and the altered text would go upstream.
+  if (!isUtf8(bytes)) throw notUtf8(bytes);
+  const text = bytes.toString('utf8');
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -57,6 +62,16 @@ function isEscaped(text: string, quote: number): boolean {
   let backslashes = 0;
   for (let i = quote - 1; i >= 0 && text.charCodeAt(i) === 0x5c; i--) backslashes++;
   return backslashes % 2 === 1;
+}
+
+function notUtf8(bytes: Buffer): InvalidRequestError {
+  const offset = findInvalidUtf8(bytes);
+  const shown = Array.from(bytes.subarray(offset, offset + 4), (byte) => `0x${byte.toString(16).toUpperCase().padStart(2, '0')}`).join(' ');
+  return new InvalidRequestError(
+    `The request body is not valid UTF-8: the bytes at byte offset ${offset} (${shown}) are not a UTF-8 character. Send JSON encoded as UTF-8 (text in another encoding, e.g. Latin-1, must be converted first).`,
+    null,
+    'invalid_utf8',
+  );
 }
 
 function tooLarge(limit: number): InvalidRequestError {

@@ -9,6 +9,7 @@ import type { ChatCompletion, ChatCompletionChunk } from '../protocols/openai/ch
 import type { ChatRequest } from '../protocols/openai/request-schemas.ts';
 import type { JsonReply, StreamReply, UpstreamCall } from './provider-adapter.ts';
 import { refuseNativeOnly } from './refuse-native-only.ts';
+import { limitNeutralMaxTokens } from './limit-max-tokens.ts';
 
 /** An adapter's own entry for the neutral model: it maps a neutral request to its upstream's wire and the answer back to parts. */
 export interface NeutralEntry {
@@ -28,7 +29,7 @@ function decode(chat: ChatRequest, call: UpstreamCall): NeutralRequest {
   let decoded = decodedChats.get(chat);
   if (!decoded) decodedChats.set(chat, (decoded = decodeChatRequest(chat)));
   refuseNativeOnly(decoded.nativeOnly, call.provider.name, call.endpoint, 'a model that supports it');
-  return decoded.request;
+  return limitNeutralMaxTokens(decoded.request, call);
 }
 
 function identity(call: UpstreamCall): AnswerIdentity {

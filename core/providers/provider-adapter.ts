@@ -3,6 +3,7 @@ import type { ResolvedProvider } from '../config/load-config.ts';
 import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../protocols/openai/request-schemas.ts';
 import type { CancelSignal } from './cancel-signal.ts';
 import type { NeutralEntry } from './chat-via-neutral.ts';
+import type { Adjustments } from '../protocols/neutral/adjustments.ts';
 
 import type { Usage as OpenAiTotals } from '../protocols/openai/chat-types.ts';
 
@@ -29,6 +30,11 @@ export interface UpstreamCall {
   firstByteTimeoutMs: number;
   /** Told when the provider's rate-limit headers say its window is used up, and until when. */
   onRateLimitExhausted?: (untilMs: number) => void;
+  /**
+   * What this attempt's translation dropped or changed for this endpoint (one per attempt: a
+   * fallback endpoint has its own). Set by the /v1 handlers; absent in direct adapter calls.
+   */
+  adjustments?: Adjustments;
 }
 
 /** A complete response, already in OpenAI's wire format. */

@@ -1,7 +1,7 @@
 import { countTokens } from '../tokens/count-tokens.ts';
 import { MAX_COUNT_BYTES } from '../tokens/token-counter.ts';
 import { maxTokens, minTokens, roughTokens } from './estimate-tokens.ts';
-import type { PlanOptions } from './plan-route.ts';
+import { outputFor, type PlanOptions } from './plan-route.ts';
 import type { RouteShape } from './resolve-route-groups.ts';
 import type { RouteRequest } from './route-plan.ts';
 
@@ -26,7 +26,7 @@ export async function countPrompt(request: RouteRequest, shape: RouteShape): Pro
   let proven = lower;
   let exact = lower === upper;
   let estimate = roughTokens(prompt);
-  const undecided = shape.groups.some((g) => g.endpoints.some((e) => e.contextWindow > 0 && lower + output <= e.contextWindow && upper + output > e.contextWindow));
+  const undecided = shape.groups.some((g) => g.endpoints.some((e) => e.contextWindow > 0 && lower + outputFor(e, output) <= e.contextWindow && upper + outputFor(e, output) > e.contextWindow));
   if (!exact && undecided && prompt.bytes <= MAX_COUNT_BYTES) {
     const counted = await countTokens(prompt.pieces.join('\n'));
     if (counted?.exact) {

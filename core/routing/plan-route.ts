@@ -1,6 +1,6 @@
 import type { Endpoint } from '../catalog/load-catalog.ts';
 import type { Strategy } from '../config/config-schema.ts';
-import { InvalidRequestError } from '../errors/patchbay-error.ts';
+import { ContextLengthError } from '../errors/patchbay-error.ts';
 import { AllProvidersFailedError } from '../errors/provider-error.ts';
 import { findIneligibility, type EligibilityView } from './find-ineligibility.ts';
 import { rankEndpoints } from './rank-endpoints.ts';
@@ -45,7 +45,6 @@ export function planRoute(request: RouteRequest, shape: RouteShape, view: PlanVi
   const skipped: Skip[] = explain ? [...shape.incapable] : [];
   const refused = checkAllowedModels(request, shape, explain ? skipped : undefined);
   const output = request.maxTokens ?? 0;
-  const room = options.contextTokens ? options.contextTokens.proven + output : 0;
   const completionTokens = request.maxTokens ?? ASSUMED_COMPLETION_TOKENS;
   const seen = new Set<string>();
   const groups: { label: string; order: PlannedCandidate[] }[] = [];
@@ -57,6 +56,7 @@ export function planRoute(request: RouteRequest, shape: RouteShape, view: PlanVi
       if (seen.has(endpoint.id)) continue;
       seen.add(endpoint.id);
       if (refused?.has(endpoint.id)) continue;
+      const room = options.contextTokens ? options.contextTokens.proven + outputFor(endpoint, output) : 0;
       if (options.contextTokens && endpoint.contextWindow > 0 && room > endpoint.contextWindow) {
         tooSmall++;
         if (explain) skipped.push({ endpoint, code: 'context_too_small', reason: `${endpoint.id} holds ${endpoint.contextWindow} tokens; the request needs ${room}` });
@@ -105,12 +105,18 @@ export function planRoute(request: RouteRequest, shape: RouteShape, view: PlanVi
   };
 }
 
-function contextExceeded(request: RouteRequest, shape: RouteShape, tokens: { proven: number; exact: boolean }): InvalidRequestError {
-  const output = request.maxTokens ?? 0;
-  const largest = Math.max(...shape.groups.flatMap((g) => g.endpoints.map((e) => e.contextWindow)));
-  return new InvalidRequestError(
-    `The prompt is ${tokens.exact ? 'about' : 'at least'} ${tokens.proven} tokens${output ? ` and max_tokens asks for ${output} more` : ''}, which exceeds the largest context window of "${request.model}" (${largest} tokens). Shorten the prompt, lower max_tokens, or choose a model with a larger context_window.`,
+/** The output a request asks of an endpoint: up to the endpoint's own limit, since a larger max_tokens is lowered to it (limit-max-tokens.ts). */
+export function outputFor(endpoint: Endpoint, output: number): number {
+  return endpoint.maxOutput > 0 ? Math.min(output, endpoint.maxOutput) : output;
+}
+
+function contextExceeded(request: RouteRequest, shape: RouteShape, tokens: { proven: number; exact: boolean }): ContextLengthError {
+  const all = shape.groups.flatMap((g) => g.endpoints);
+  const largest = Math.max(...all.map((e) => e.contextWindow));
+  const wanted = outputFor(all.find((e) => e.contextWindow === largest)!, request.maxTokens ?? 0);
+  return new ContextLengthError(
+    `The prompt is ${tokens.exact ? 'about' : 'at least'} ${tokens.proven} tokens${wanted ? ` and max_tokens asks for ${wanted} more` : ''}, which exceeds the largest context window of "${request.model}" (${largest} tokens). Shorten the prompt, lower max_tokens, or choose a model with a larger context_window.`,
     PROMPT_PARAM[request.operation],
-    'context_length_exceeded',
+    { promptTokens: tokens.proven, outputTokens: wanted, contextWindow: largest },
   );
 }

@@ -145,6 +145,9 @@ const MIGRATIONS: string[] = [
    ALTER TABLE usage ADD COLUMN cache_write_5m_tokens INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE usage ADD COLUMN cache_write_1h_tokens INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE usage ADD COLUMN reasoning_tokens INTEGER NOT NULL DEFAULT 0;`,
+  // What translation dropped or changed for the answering endpoint (issue 20): JSON
+  // {"dropped": [...], "adjusted": [...]}, NULL when nothing was (and on old rows).
+  `ALTER TABLE usage ADD COLUMN adjustments TEXT;`,
   // Agent sessions (issue 22): who sent a request, as the client named it (never content), and what
   // its prompt cache saved against list prices (negative when a cache write cost more than it saved).
   // usage_sessions sums a session's rows per agent, day, provider, model and key, added per batch

@@ -1,3 +1,4 @@
+import type { AdjustmentsRecord } from '../protocols/neutral/adjustments.ts';
 import type { UsageRecord } from './usage-store.ts';
 import type { AttemptView, RequestRow } from './usage-views.ts';
 
@@ -27,11 +28,17 @@ export interface StoredUsageRow {
   first_byte_ms: number | null;
   route_reason: string | null;
   attempts: string;
+  adjustments: string | null;
   session_id: string | null;
   session_source: string | null;
   agent_id: string | null;
   parent_agent_id: string | null;
   cache_saved_usd: number;
+}
+
+/** The row's adjustments column (JSON text or NULL) as the API answers it. */
+export function parseAdjustments(text: string | null | undefined): AdjustmentsRecord | null {
+  return text ? (JSON.parse(text) as AdjustmentsRecord) : null;
 }
 
 export function storedToRequestRow(row: StoredUsageRow): RequestRow {
@@ -59,6 +66,7 @@ export function storedToRequestRow(row: StoredUsageRow): RequestRow {
     first_byte_ms: row.first_byte_ms,
     route_reason: row.route_reason,
     attempts: JSON.parse(row.attempts) as AttemptView[],
+    adjustments: parseAdjustments(row.adjustments),
     session_id: row.session_id,
     session_source: row.session_source,
     agent_id: row.agent_id,
@@ -93,6 +101,7 @@ export function recordToRequestRow(record: UsageRecord, keyName: string | null):
     first_byte_ms: record.firstByteMs,
     route_reason: record.routeReason ?? null,
     attempts: record.attempts satisfies AttemptView[],
+    adjustments: record.adjustments ?? null,
     session_id: record.sessionId ?? null,
     session_source: record.sessionSource ?? null,
     agent_id: record.agentId ?? null,

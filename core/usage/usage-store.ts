@@ -7,6 +7,8 @@ import type { WriterMessage, WriterThreadData } from './usage-writer-thread.ts';
 import type { EventHub } from '../events/event-hub.ts';
 import { recordToRequestRow } from './to-request-row.ts';
 import { UsageQueries, type LogFilter, type UsageRange } from './usage-queries.ts';
+import { parseAdjustments } from './to-request-row.ts';
+import type { AdjustmentsRecord } from '../protocols/neutral/adjustments.ts';
 import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, SessionPage, UsageSeries, UsageTotals } from './usage-views.ts';
 
 /** One request's metadata. Never content. */
@@ -40,6 +42,8 @@ export interface UsageRecord {
   cacheWrite1hTokens?: number;
   /** The part of completionTokens spent reasoning (absent = 0). */
   reasoningTokens?: number;
+  /** What translation dropped or changed for the answering endpoint (X-Patchbay-Dropped / -Adjusted); null or absent: nothing. */
+  adjustments?: AdjustmentsRecord | null;
   /** The client's session, as it named it (capped at 128 characters), and where that name came from. */
   sessionId?: string | null;
   sessionSource?: string | null;
@@ -311,7 +315,7 @@ export class UsageStore {
     this.flush();
     return (
       this.db.prepare('SELECT * FROM usage WHERE ts >= ? AND ts < ? ORDER BY ts DESC, id DESC LIMIT ?').all(fromMs, toMs, limit) as Record<string, unknown>[]
-    ).map((row) => ({ ...row, stream: row.stream === 1, attempts: JSON.parse(row.attempts as string) }));
+    ).map((row) => ({ ...row, stream: row.stream === 1, attempts: JSON.parse(row.attempts as string), adjustments: parseAdjustments(row.adjustments as string | null) }));
   }
 }
 

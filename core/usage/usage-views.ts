@@ -2,6 +2,7 @@
 // the dashboard can `import type` them (through core/management/management-views.ts).
 
 import type { AttemptReport } from '../errors/provider-error.ts';
+import type { AdjustmentsRecord } from '../protocols/neutral/adjustments.ts';
 
 /** One try of one endpoint, as stored on the usage row and shown in the request log. */
 export type AttemptView = AttemptReport;
@@ -35,6 +36,11 @@ export interface RequestRow {
   first_byte_ms: number | null;
   route_reason: string | null;
   attempts: AttemptView[];
+  /**
+   * What translation left out of the request or changed for the endpoint that answered
+   * (X-Patchbay-Dropped / X-Patchbay-Adjusted); null when nothing. Optional for older fixtures.
+   */
+  adjustments?: AdjustmentsRecord | null;
   /**
    * The client's session and agent as it named them (X-Patchbay-Session, Claude Code's and Codex's
    * ids, prompt_cache_key, user), where the name came from, and what the prompt cache saved against

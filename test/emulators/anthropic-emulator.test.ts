@@ -138,8 +138,19 @@ describe('Anthropic emulator (Messages API wire format)', () => {
 
   it.each([
     ['missing max_tokens', { max_tokens: undefined, messages: ask('x') }, 'max_tokens: Field required'],
-    ['a system role in messages', { messages: [{ role: 'system', content: 'x' }, ...ask('y')] }, "messages.0.role: Input should be 'user' or 'assistant'"],
-    ['a tool role in messages', { messages: [...ask('x'), { role: 'tool', content: 'y' }] }, "messages.1.role: Input should be 'user' or 'assistant'"],
+    ['a tool role in messages', { messages: [...ask('x'), { role: 'tool', content: 'y' }] }, "messages.1.role: Input should be 'user', 'assistant' or 'system'"],
+    ['only deferred tools', { messages: ask('x'), tools: [{ ...WEATHER, defer_loading: true }] }, 'tools: at least one tool must not have defer_loading set to true'],
+    [
+      'a tool_addition without the tool-changes beta',
+      { messages: [...ask('x'), { role: 'system', content: [{ type: 'tool_addition', tool: { type: 'tool_reference', name: 'get_weather' } }] }, ...ask('y')], tools: [WEATHER] },
+      'messages.1.content.0: tool_addition blocks need the mid-conversation-tool-changes-2026-07-01 beta',
+    ],
+    [
+      'a tool_reference to a tool not deferred',
+      { messages: [...ask('w'), { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: {} }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'tool_reference', tool_name: 'get_weather' }] }] }], tools: [WEATHER] },
+      "tool reference 'get_weather' names a tool without defer_loading",
+    ],
+    ['an output_config.format without a schema', { messages: ask('x'), output_config: { format: { type: 'json_schema' } } }, 'output_config.format.json_schema.schema: Field required'],
     ['empty messages', { messages: [] }, 'messages: at least one message is required'],
     ['temperature above 1', { messages: ask('x'), temperature: 1.5 }, 'temperature: Input should be less than or equal to 1'],
     ['temperature with top_p on Sonnet 4.5', { messages: ask('x'), temperature: 0.5, top_p: 0.9 }, '`temperature` and `top_p` cannot both be specified for this model. Please use only one.'],
@@ -166,6 +177,37 @@ describe('Anthropic emulator (Messages API wire format)', () => {
     expect(res.json).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' }, request_id: expect.stringMatching(/^req_/) });
     expect(res.json.error.message).toContain(message);
     expect(res.headers.get('x-should-retry')).toBe('false');
+  });
+
+  it("accepts what Claude Code sends (deferred tools, tool references, output_config, context_management, adaptive thinking, tool changes under the beta) and hides deferred tools from the model", async () => {
+    const placeholder = { name: 'DeferredToolPlaceholder', description: 'never call this tool', defer_loading: true, input_schema: { type: 'object', properties: {} } };
+    const search = { name: 'ToolSearch', input_schema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } };
+    const fetchTool = { name: 'WebFetch', defer_loading: true, input_schema: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] } };
+    const beta = { ...HEADERS, 'anthropic-beta': 'context-management-2025-06-27,mid-conversation-tool-changes-2026-07-01' };
+    const common = { thinking: { type: 'adaptive', display: 'omitted' }, context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] }, output_config: { effort: 'high' } };
+    const first = await messages({ ...common, messages: ask('find it'), tools: [placeholder, search, fetchTool] }, beta);
+    expect(first.status).toBe(200);
+    expect(first.json.content.find((b: { type: string }) => b.type === 'tool_use')?.name).toBe('ToolSearch');
+    const loaded = await messages(
+      {
+        ...common,
+        tools: [placeholder, fetchTool, search],
+        messages: [
+          ...ask('find it'),
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'ToolSearch', input: { query: 'fetch' } }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'tool_reference', tool_name: 'WebFetch' }] }] },
+          { role: 'system', content: [{ type: 'text', text: 'Plan mode is off.' }, { type: 'tool_removal', tool: { type: 'tool_reference', name: 'ToolSearch' } }] },
+          { role: 'assistant', content: 'Loaded.' },
+          ...ask('now fetch'),
+        ],
+      },
+      beta,
+    );
+    expect(loaded.status, JSON.stringify(loaded.json)).toBe(200);
+    // WebFetch was loaded by the reference and ToolSearch removed: the model sees WebFetch only.
+    expect(loaded.json.content.find((b: { type: string }) => b.type === 'tool_use')?.name).toBe('WebFetch');
+    const title = await messages({ messages: ask('name this session'), output_config: { format: { type: 'json_schema', schema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] } } } });
+    expect(JSON.parse(title.json.content[0].text)).toEqual({ title: 'title-value' });
   });
 
   it('answers an unknown model with 404 not_found_error, and accepts an assistant first turn and aliases', async () => {

@@ -115,8 +115,8 @@ export class AnthropicEmulator extends EmulatorServer {
     const [route, query] = path.split('?');
     if (req.method === 'GET' && route === '/v1/models') return this.listModels(res, new URLSearchParams(query), requestId);
     if (req.method === 'GET' && route.startsWith('/v1/models/')) return this.getModel(res, decodeURIComponent(route.slice('/v1/models/'.length)), requestId);
-    if (req.method === 'POST' && route === '/v1/messages') return this.messages(res, ctx.body, fault, requestId);
-    if (req.method === 'POST' && route === '/v1/messages/count_tokens') return this.countTokens(res, ctx.body, requestId);
+    if (req.method === 'POST' && route === '/v1/messages') return this.messages(res, ctx.body, fault, requestId, betasOf(req.headers['anthropic-beta']));
+    if (req.method === 'POST' && route === '/v1/messages/count_tokens') return this.countTokens(res, ctx.body, requestId, betasOf(req.headers['anthropic-beta']));
     return this.error(res, 404, 'not_found_error', 'Not Found', requestId);
   }
 
@@ -144,12 +144,12 @@ export class AnthropicEmulator extends EmulatorServer {
     sendJson(res, 200, this.modelInfo(model), this.headers(requestId));
   }
 
-  protected async messages(res: ServerResponse, raw: unknown, fault: Fault | undefined, requestId: string): Promise<void> {
+  protected async messages(res: ServerResponse, raw: unknown, fault: Fault | undefined, requestId: string, betas: string[] = []): Promise<void> {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
       return this.error(res, 400, 'invalid_request_error', 'There was an error parsing the body of your request as JSON.', requestId);
     }
     const body = raw as Record<string, unknown>;
-    const invalid = validateMessagesRequest(body);
+    const invalid = validateMessagesRequest(body, betas);
     if (invalid) return this.error(res, invalid.status, invalid.type, invalid.message, requestId);
     const plan = this.withCache(planReply(body, this.options.toolPreamble), body);
     const id = `msg_01${randomAlnum(22)}`;
@@ -164,13 +164,13 @@ export class AnthropicEmulator extends EmulatorServer {
   }
 
   /** `POST /v1/messages/count_tokens` (§1.9 of the ingress reference): the body without max_tokens, answered `{"input_tokens": N}`. */
-  protected countTokens(res: ServerResponse, raw: unknown, requestId: string): void {
+  protected countTokens(res: ServerResponse, raw: unknown, requestId: string, betas: string[] = []): void {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
       return this.error(res, 400, 'invalid_request_error', 'There was an error parsing the body of your request as JSON.', requestId);
     }
     const body = raw as Record<string, unknown>;
     if ('max_tokens' in body) return this.error(res, 400, 'invalid_request_error', 'max_tokens: Extra inputs are not permitted', requestId);
-    const invalid = validateMessagesRequest({ ...body, max_tokens: 1, thinking: undefined });
+    const invalid = validateMessagesRequest({ ...body, max_tokens: 1, thinking: undefined }, betas);
     if (invalid) return this.error(res, invalid.status, invalid.type, invalid.message, requestId);
     sendJson(res, 200, { input_tokens: anthropicInputTokens(body) }, this.headers(requestId));
   }
@@ -242,4 +242,10 @@ export class AnthropicEmulator extends EmulatorServer {
 /** One SSE event: a named `event:` line and `data` whose `type` equals the name (§2.4). */
 function event(type: string, payload: Record<string, unknown>): string {
   return `event: ${type}\ndata: ${JSON.stringify({ type, ...payload })}\n\n`;
+}
+
+/** The anthropic-beta header's values (comma-separated). */
+function betasOf(header: string | string[] | undefined): string[] {
+  const text = Array.isArray(header) ? header.join(',') : (header ?? '');
+  return text.split(',').map((b) => b.trim()).filter(Boolean);
 }

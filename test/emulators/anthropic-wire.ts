@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { chatPromptTokens, countTokens, limitText, replyText } from './openai-emulator.ts';
-import { argumentsFor, cutAtStop, isRecord, randomAlnum, resultText, toolCallTokens, type ArgumentSchema, type NeutralMessage } from './emulator-common.ts';
+import { chatPromptTokens, countTokens, limitText, replyText, textOf } from './openai-emulator.ts';
+import { argumentsFor, chosenToolIndex, cutAtStop, isRecord, randomAlnum, resultText, toolCallTokens, type ArgumentSchema, type NeutralMessage } from './emulator-common.ts';
 
 /**
  * Anthropic Messages API request rules and the emulated model's answer, written from the public wire
@@ -40,7 +40,11 @@ export type AnthropicBlock = {
   content?: unknown;
 };
 type AnthropicMessage = { role: string; content: string | AnthropicBlock[] };
-type AnthropicTool = { name: string; input_schema?: ArgumentSchema & Record<string, unknown> };
+type AnthropicTool = { name: string; type?: string; defer_loading?: boolean; input_schema?: ArgumentSchema & Record<string, unknown> };
+
+/** The beta that lets mid-conversation system messages add and remove tools (anthropic-sdk-typescript's AnthropicBeta). */
+export const TOOL_CHANGES_BETA = 'mid-conversation-tool-changes-2026-07-01';
+const EFFORTS = ['low', 'medium', 'high', 'max'];
 export type OutputBlock =
   | { type: 'text'; text: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, string> }
@@ -79,7 +83,7 @@ function blocksOf(message: AnthropicMessage): AnthropicBlock[] {
 }
 
 /** Everything the real API rejects that an adapter could plausibly send. Returns the first problem, or null. */
-export function validateMessagesRequest(body: Record<string, unknown>): WireError | null {
+export function validateMessagesRequest(body: Record<string, unknown>, betas: readonly string[] = []): WireError | null {
   if (body.model === undefined) return invalid('model: Field required');
   if (body.max_tokens === undefined) return invalid('max_tokens: Field required');
   if (!Number.isInteger(body.max_tokens) || (body.max_tokens as number) < 0) return invalid('max_tokens: Input should be a valid integer greater than or equal to 0');
@@ -88,7 +92,8 @@ export function validateMessagesRequest(body: Record<string, unknown>): WireErro
   const messages = body.messages as AnthropicMessage[];
   for (const [i, m] of messages.entries()) {
     if (!isRecord(m)) return invalid(`messages.${i}: Input should be a valid dictionary`);
-    if (m.role !== 'user' && m.role !== 'assistant') return invalid(`messages.${i}.role: Input should be 'user' or 'assistant'`);
+    // Mid-conversation system messages (BetaMessageParam's role 'system', 2026-05).
+    if (m.role !== 'user' && m.role !== 'assistant' && m.role !== 'system') return invalid(`messages.${i}.role: Input should be 'user', 'assistant' or 'system'`);
     if (typeof m.content !== 'string' && !Array.isArray(m.content)) return invalid(`messages.${i}.content: Input should be a valid string or a valid list`);
   }
   if (body.temperature !== undefined) {
@@ -112,6 +117,16 @@ export function validateMessagesRequest(body: Record<string, unknown>): WireErro
       if (['oneOf', 'anyOf', 'allOf'].some((k) => k in t.input_schema!)) return invalid(`tools.${i}.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level`);
     }
   }
+  if (tools && tools.length > 0 && tools.every((t) => t.defer_loading === true)) return invalid('tools: at least one tool must not have defer_loading set to true');
+  const outputConfig = body.output_config as { effort?: unknown; format?: { type?: unknown; schema?: unknown } | null } | undefined;
+  if (outputConfig !== undefined) {
+    if (!isRecord(outputConfig)) return invalid('output_config: Input should be a valid dictionary');
+    if (outputConfig.effort !== undefined && !EFFORTS.includes(String(outputConfig.effort))) return invalid(`output_config.effort: Input should be ${EFFORTS.map((e) => `'${e}'`).join(', ')}`);
+    const format = outputConfig.format;
+    if (format != null && (format.type !== 'json_schema' || !isRecord(format.schema))) return invalid('output_config.format.json_schema.schema: Field required');
+  }
+  const toolChanges = validateToolChanges(messages, tools ?? [], betas);
+  if (toolChanges) return toolChanges;
   const model = resolveModel(String(body.model));
   if (!model) return { status: 404, type: 'not_found_error', message: `model: ${String(body.model)}` };
   const info = ANTHROPIC_MODELS[model];
@@ -134,6 +149,56 @@ export function validateMessagesRequest(body: Record<string, unknown>): WireErro
     }
   }
   return validateTurns(messages);
+}
+
+/**
+ * Tool search and tool changes, from Anthropic's tool-search and tool-reference pages and the SDK
+ * types: a `tool_reference` (in a tool_result) names a tool of `tools` marked defer_loading; a
+ * `tool_addition` / `tool_removal` (a mid-conversation system message's block, under the
+ * tool-changes beta) names a tool of `tools`. The messages are paraphrased, not quoted.
+ */
+function validateToolChanges(messages: AnthropicMessage[], tools: AnthropicTool[], betas: readonly string[]): WireError | null {
+  const names = new Set(tools.map((t) => t.name));
+  const deferred = new Set(tools.filter((t) => t.defer_loading === true).map((t) => t.name));
+  for (const [i, m] of messages.entries()) {
+    for (const [j, b] of blocksOf(m).entries()) {
+      if (b.type === 'tool_addition' || b.type === 'tool_removal') {
+        if (m.role !== 'system') return invalid(`messages.${i}.content.${j}: ${b.type} blocks can only appear in system messages`);
+        if (!betas.includes(TOOL_CHANGES_BETA)) return invalid(`messages.${i}.content.${j}: ${b.type} blocks need the ${TOOL_CHANGES_BETA} beta`);
+        const tool = (b as { tool?: { type?: unknown; name?: unknown } }).tool;
+        if (!isRecord(tool) || tool.type !== 'tool_reference' || typeof tool.name !== 'string') return invalid(`messages.${i}.content.${j}.${b.type}.tool: Input should be a tool reference`);
+        if (!names.has(tool.name)) return invalid(`messages.${i}.content.${j}.${b.type}.tool: tool '${tool.name}' is not in tools`);
+      }
+      if (b.type !== 'tool_result' || !Array.isArray(b.content)) continue;
+      for (const [k, inner] of (b.content as { type?: unknown; tool_name?: unknown }[]).entries()) {
+        if (inner?.type !== 'tool_reference') continue;
+        if (typeof inner.tool_name !== 'string' || !names.has(inner.tool_name)) return invalid(`messages.${i}.content.${j}.content.${k}: tool reference '${String(inner.tool_name)}' not found in tools`);
+        if (!deferred.has(inner.tool_name)) return invalid(`messages.${i}.content.${j}.content.${k}: tool reference '${inner.tool_name}' names a tool without defer_loading`);
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * The tools the model sees when it answers: those not deferred, a deferred one from the
+ * tool_reference that loads it, and the changes of system messages in order (as the SDK's
+ * BetaToolRunner folds tool_addition / tool_removal).
+ */
+export function visibleTools(body: Record<string, unknown>): AnthropicTool[] {
+  const tools = (body.tools as AnthropicTool[] | undefined) ?? [];
+  const visible = new Set(tools.filter((t) => t.defer_loading !== true).map((t) => t.name));
+  for (const m of body.messages as AnthropicMessage[]) {
+    for (const b of blocksOf(m)) {
+      if (b.type === 'tool_result' && Array.isArray(b.content)) {
+        for (const inner of b.content as { type?: unknown; tool_name?: unknown }[]) if (inner?.type === 'tool_reference') visible.add(String(inner.tool_name));
+      }
+      const tool = (b as { tool?: { name?: unknown } }).tool;
+      if (b.type === 'tool_addition') visible.add(String(tool?.name));
+      if (b.type === 'tool_removal') visible.delete(String(tool?.name));
+    }
+  }
+  return tools.filter((t) => visible.has(t.name));
 }
 
 /** Content and tool_use/tool_result pairing rules (§2.2 "Ordering rule"). */
@@ -253,8 +318,8 @@ export interface AnthropicPlan {
 
 /**
  * What the emulated model answers. Tools: when tools are offered, tool_choice is not `none` and the
- * last message is a user turn without tool results, it calls the first tool (or the one named by
- * `{type:"tool"}`), optionally after a short text block (`preamble`, only for `auto`). Otherwise it
+ * last message is a user turn without tool results, it calls the tool named by `{type:"tool"}`,
+ * else the one the user names, else the first (chosenToolIndex), optionally after a short text block (`preamble`, only for `auto`). Otherwise it
  * replies with the shared reply text, honouring stop_sequences and max_tokens.
  */
 export function planReply(body: Record<string, unknown>, preamble: string | null): AnthropicPlan {
@@ -262,7 +327,7 @@ export function planReply(body: Record<string, unknown>, preamble: string | null
   const neutral = neutralMessages(body);
   const inputTokens = chatPromptTokens(neutral);
   const last = messages[messages.length - 1];
-  const tools = (body.tools as AnthropicTool[] | undefined) ?? [];
+  const tools = visibleTools(body);
   const choice = (body.tool_choice as { type?: string; name?: string } | undefined) ?? { type: 'auto' };
   const lastIsUserAsk = last.role === 'user' && !blocksOf(last).some((b) => b.type === 'tool_result');
   const thinks = (body.thinking as { type?: string } | undefined)?.type === 'enabled';
@@ -270,7 +335,7 @@ export function planReply(body: Record<string, unknown>, preamble: string | null
   const thinkingBlocks: OutputBlock[] = thought ? [{ type: 'thinking', thinking: thought, signature: thinkingSignature(thought) }] : [];
   const thinkingTokens = thought ? countTokens(thought) : 0;
   if (tools.length > 0 && choice.type !== 'none' && lastIsUserAsk) {
-    const tool = (choice.type === 'tool' && tools.find((t) => t.name === choice.name)) || tools[0];
+    const tool = (choice.type === 'tool' && tools.find((t) => t.name === choice.name)) || tools[chosenToolIndex(tools.map((t) => t.name), textOf(neutral[neutral.length - 1]?.content))];
     const input = argumentsFor(tool.input_schema);
     const blocks: OutputBlock[] = [...thinkingBlocks];
     if (preamble && choice.type === 'auto') blocks.push({ type: 'text', text: preamble });
@@ -278,7 +343,9 @@ export function planReply(body: Record<string, unknown>, preamble: string | null
     const outputTokens = thinkingTokens + toolCallTokens(input) + (preamble && choice.type === 'auto' ? countTokens(preamble) : 0);
     return { blocks, stopReason: 'tool_use', stopSequence: null, inputTokens, outputTokens };
   }
-  const cut = cutAtStop(replyText(neutral as Parameters<typeof replyText>[0]), (body.stop_sequences as string[] | undefined) ?? []);
+  const schema = (body.output_config as { format?: { schema?: { properties?: Record<string, unknown> } } | null } | undefined)?.format?.schema;
+  const answer = schema ? JSON.stringify(Object.fromEntries(Object.keys(schema.properties ?? {}).map((name) => [name, `${name}-value`]))) : replyText(neutral as Parameters<typeof replyText>[0]);
+  const cut = cutAtStop(answer, (body.stop_sequences as string[] | undefined) ?? []);
   const limited = limitText(cut.text, body.max_tokens as number, undefined);
   const stopReason = limited.finish === 'length' ? 'max_tokens' : cut.matched !== null ? 'stop_sequence' : 'end_turn';
   return {

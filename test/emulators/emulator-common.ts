@@ -76,6 +76,18 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
+ * Which offered tool the emulated model calls when it may choose: the first one the user's last
+ * words name (a word equal to the tool's name, or to the part after `__` of a flattened namespaced
+ * function, e.g. "spawn_agent" for `multi_agent_v1__spawn_agent`), else the first tool. Real models
+ * call the tool they are asked for; agents offer a dozen tools in a fixed order.
+ */
+export function chosenToolIndex(names: readonly string[], userText: string): number {
+  const words = new Set(userText.split(/[^A-Za-z0-9_.:-]+/).filter(Boolean));
+  const named = names.findIndex((name) => words.has(name) || [...words].some((word) => name.endsWith(`__${word}`)));
+  return named === -1 ? 0 : named;
+}
+
+/**
  * A provider's automatic prompt cache, as OpenAI documents its own (and Groq and Together bill
  * theirs): a request whose leading messages (with its tools) repeat those of an earlier request to
  * the same provider and model reads that prefix from the cache, from `minTokens` on, in

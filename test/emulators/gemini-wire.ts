@@ -1,5 +1,5 @@
-import { chatPromptTokens, countTokens, limitText, replyText } from './openai-emulator.ts';
-import { argumentsFor, cutAtStop, isRecord, toolCallTokens, type ArgumentSchema, type NeutralMessage } from './emulator-common.ts';
+import { chatPromptTokens, countTokens, limitText, replyText, textOf } from './openai-emulator.ts';
+import { argumentsFor, chosenToolIndex, cutAtStop, isRecord, toolCallTokens, type ArgumentSchema, type NeutralMessage } from './emulator-common.ts';
 
 /**
  * Gemini API (v1beta) request rules and the emulated model's answer, from the public wire format
@@ -257,7 +257,7 @@ export interface GeminiPlan {
 /**
  * What the emulated model answers: a functionCall (finishReason STOP) when declarations are offered,
  * the mode is not NONE and the last content is a user turn without function responses (the first
- * declaration, or the first allowed one under ANY); otherwise the shared reply text with stopSequences
+ * allowed one under ANY, else the one the user names, else the first: chosenToolIndex); otherwise the shared reply text with stopSequences
  * and maxOutputTokens applied (0 means unset, as in proto3).
  */
 export function planGemini(body: Record<string, unknown>): GeminiPlan {
@@ -273,7 +273,7 @@ export function planGemini(body: Record<string, unknown>): GeminiPlan {
   const lastIsUserAsk = field(last, 'role') !== 'model' && countParts(last, 'functionResponse') === 0;
   if (declarations.length > 0 && mode !== 'NONE' && lastIsUserAsk) {
     const allowed = list(field(calling, 'allowedFunctionNames'));
-    const declaration = declarations.find((d) => allowed.includes(d.name)) ?? declarations[0];
+    const declaration = declarations.find((d) => allowed.includes(d.name)) ?? declarations[chosenToolIndex(declarations.map((d) => String(d.name)), textOf(neutral[neutral.length - 1]?.content))];
     const args = argumentsFor((field(declaration, 'parameters') ?? field(declaration, 'parametersJsonSchema')) as ArgumentSchema | undefined);
     return { call: { name: String(declaration.name), args }, text: '', finishReason: 'STOP', candidateCount, promptTokens, tokensPerCandidate: toolCallTokens(args) };
   }

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { EmulatorServer, sendJson, writeSse, type EmulatorContext, type Fault } from './emulator-server.ts';
 import { answerResponses } from './openai-responses-emulator.ts';
-import { PrefixCache } from './emulator-common.ts';
+import { PrefixCache, chosenToolIndex } from './emulator-common.ts';
 
 /**
  * A loopback stand-in for OpenAI's REST API, written from OpenAI's published OpenAPI spec and
@@ -14,6 +14,10 @@ import { PrefixCache } from './emulator-common.ts';
 
 export const EMULATOR_CHAT_MODELS = ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4.1-nano'];
 export const EMULATOR_COMPLETION_MODELS = ['gpt-3.5-turbo-instruct'];
+/** Most completion tokens each chat model writes; OpenAI refuses a larger max_tokens (see checkChatLimits). */
+export const EMULATOR_OUTPUT_LIMITS: Record<string, number> = { 'gpt-4o': 16384, 'gpt-4o-mini': 16384, 'gpt-4.1': 32768, 'gpt-4.1-mini': 32768, 'gpt-4.1-nano': 32768 };
+/** None of the emulated chat models reasons: OpenAI refuses reasoning_effort for them. */
+const REASONING_MODELS = new Set<string>();
 export const EMULATOR_EMBEDDING_DIMENSIONS: Record<string, number> = {
   'text-embedding-3-small': 1536,
   'text-embedding-3-large': 3072,
@@ -71,6 +75,14 @@ function toolArguments(tool: Tool): string {
   const props = Object.keys(tool.function.parameters?.properties ?? {});
   const required = tool.function.parameters?.required ?? props;
   return JSON.stringify(Object.fromEntries(required.map((name) => [name, `${name}-value`])));
+}
+
+/** Structured output: an object with every property of the json_schema (`<name>-value`), or `{"answer": "yes"}` in JSON mode. */
+function jsonAnswer(format: unknown): string | null {
+  const f = format as { type?: string; json_schema?: { schema?: { properties?: Record<string, unknown> } } } | undefined;
+  if (f?.type === 'json_object') return JSON.stringify({ answer: 'yes' });
+  if (f?.type !== 'json_schema') return null;
+  return JSON.stringify(Object.fromEntries(Object.keys(f.json_schema?.schema?.properties ?? {}).map((name) => [name, `${name}-value`])));
 }
 
 /** Deterministic unit-ish vector from the input text. */
@@ -219,17 +231,38 @@ export class OpenAiEmulator extends EmulatorServer {
     return cached > 0 ? { prompt_tokens_details: { cached_tokens: cached } } : {};
   }
 
+  /**
+   * OpenAI's refusals of a max_tokens above the model's output limit and of reasoning_effort on a
+   * model that does not reason, in its words (quoted in public issue threads).
+   */
+  protected checkChatLimits(res: ServerResponse, body: Record<string, unknown>): boolean {
+    const limit = EMULATOR_OUTPUT_LIMITS[body.model as string];
+    for (const param of ['max_tokens', 'max_completion_tokens']) {
+      const asked = body[param];
+      if (limit !== undefined && typeof asked === 'number' && asked > limit) {
+        this.error(res, 400, `${param} is too large: ${asked}. This model supports at most ${limit} completion tokens, whereas you provided ${asked}.`, 'invalid_request_error', null, param);
+        return false;
+      }
+    }
+    if (body.reasoning_effort !== undefined && EMULATOR_OUTPUT_LIMITS[body.model as string] !== undefined && !REASONING_MODELS.has(body.model as string)) {
+      this.error(res, 400, "Unsupported parameter: 'reasoning_effort' is not supported with this model.", 'invalid_request_error', 'unsupported_parameter', 'reasoning_effort');
+      return false;
+    }
+    return true;
+  }
+
   protected chatChoicesFor(body: Record<string, unknown>): { messages: Message[]; toolCall: { name: string; arguments: string } | null; text: string; finish: 'stop' | 'length' | 'tool_calls' } {
     const messages = body.messages as Message[];
     const tools = (body.tools as Tool[] | undefined) ?? [];
     const choice = body.tool_choice as string | { function: { name: string } } | undefined;
     const last = messages[messages.length - 1];
     if (tools.length > 0 && choice !== 'none' && last?.role === 'user') {
-      const tool = typeof choice === 'object' ? (tools.find((t) => t.function.name === choice.function.name) ?? tools[0]) : tools[0];
+      const chosen = tools[chosenToolIndex(tools.map((t) => t.function.name), textOf(last.content))];
+      const tool = typeof choice === 'object' ? (tools.find((t) => t.function.name === choice.function.name) ?? chosen) : chosen;
       return { messages, toolCall: { name: tool.function.name, arguments: toolArguments(tool) }, text: '', finish: 'tool_calls' };
     }
     const maxTokens = (body.max_completion_tokens ?? body.max_tokens) as number | undefined;
-    const limited = limitText(replyText(messages), maxTokens, body.stop);
+    const limited = limitText(jsonAnswer(body.response_format) ?? replyText(messages), maxTokens, body.stop);
     return { messages, toolCall: null, text: limited.text, finish: limited.finish };
   }
 
@@ -238,6 +271,14 @@ export class OpenAiEmulator extends EmulatorServer {
     if (!Array.isArray(body.messages) || body.messages.length === 0) {
       return this.error(res, 400, "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.", 'invalid_request_error', 'empty_array', 'messages');
     }
+    // OpenAI's function-name rule (provider-wire.md §1.2); Groq and Together follow the OpenAI wire.
+    for (const [i, tool] of ((body.tools as Tool[] | undefined) ?? []).entries()) {
+      const name = tool?.function?.name;
+      if (typeof name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(name)) {
+        return this.error(res, 400, `Invalid 'tools[${i}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.`, 'invalid_request_error', 'invalid_value', `tools[${i}].function.name`);
+      }
+    }
+    if (!this.checkChatLimits(res, body)) return;
     const n = (body.n as number | undefined) ?? 1;
     const plan = this.chatChoicesFor(body);
     const id = `chatcmpl-${randomBytes(10).toString('hex')}`;

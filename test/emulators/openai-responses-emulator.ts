@@ -1,20 +1,24 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { sendJson, writeSse, type Fault } from './emulator-server.ts';
+import { chosenToolIndex } from './emulator-common.ts';
 import { countTokens, limitText, splitDeltas, textOf } from './openai-emulator.ts';
+import { callableFunctions, validateResponsesRequest } from './openai-responses-request.ts';
 
 /**
  * OpenAI's POST /v1/responses, written from OpenAI's public reference (the openai-node types in
  * resources/responses/responses.d.ts and the recorded event order they document), not from
  * Patchbay's codec: a response object with message / function_call / reasoning output items,
  * usage with both detail objects, and the SSE event sequence with sequence_number from 0.
+ * Requests are checked as OpenAI checks them (openai-responses-request.ts: unknown fields and tool
+ * types refused; namespace tools, client_metadata, prompt_cache_key and include as Codex sends them);
+ * the model calls functions inside a `namespace` tool by name with the namespace beside it.
  * Stateless like `store: false`: previous_response_id names nothing and is refused. Reasoning
  * items carry an encrypted_content only this emulator can verify (a nonce and its HMAC), as
  * OpenAI refuses encrypted content it did not write.
  */
 
 type Item = Record<string, unknown> & { type?: string; role?: string };
-type FunctionTool = { type: 'function'; name: string; parameters?: { properties?: Record<string, unknown>; required?: string[] } };
 
 const SECRET = randomBytes(16);
 /** Opaque, and verifiable on its own: Codex replays reasoning items without their `id`. */
@@ -36,15 +40,16 @@ export interface ResponsesHelpers {
 
 /** The deterministic answer: what the emulated model "says" to this input. */
 function plan(body: Record<string, unknown>, items: Item[]) {
-  const tools = ((body.tools as Item[] | undefined) ?? []).filter((t): t is Item & FunctionTool => t.type === 'function');
+  const tools = callableFunctions(body.tools);
   const last = items[items.length - 1];
-  const choice = body.tool_choice as string | { type: string; name?: string } | undefined;
+  const choice = body.tool_choice as string | { type: string; name?: string; namespace?: string } | undefined;
   if (last?.type === 'function_call_output') return { text: `The tool returned ${typeof last.output === 'string' ? last.output : textOf(last.output)}`, call: null };
   if (tools.length > 0 && choice !== 'none' && (last?.type ?? 'message') === 'message' && last?.role === 'user') {
-    const tool = typeof choice === 'object' && choice.name ? (tools.find((t) => t.name === choice.name) ?? tools[0]) : tools[0];
+    const chosen = tools[chosenToolIndex(tools.map((t) => t.name), textOf(last.content))];
+    const tool = typeof choice === 'object' && choice.name ? (tools.find((t) => t.name === choice.name && t.namespace === choice.namespace) ?? chosen) : chosen;
     const props = Object.keys(tool.parameters?.properties ?? {});
     const required = tool.parameters?.required ?? props;
-    return { text: '', call: { name: tool.name, arguments: JSON.stringify(Object.fromEntries(required.map((n) => [n, `${n}-value`]))) } };
+    return { text: '', call: { name: tool.name, ...(tool.namespace ? { namespace: tool.namespace } : {}), arguments: JSON.stringify(Object.fromEntries(required.map((n) => [n, `${n}-value`]))) } };
   }
   const format = (body.text as { format?: { type?: string; schema?: { properties?: Record<string, unknown>; required?: string[] } } } | undefined)?.format;
   if (format?.type === 'json_schema') {
@@ -58,6 +63,8 @@ function plan(body: Record<string, unknown>, items: Item[]) {
 export async function answerResponses(res: ServerResponse, body: Record<string, unknown>, fault: Fault | undefined, h: ResponsesHelpers): Promise<void> {
   const model = body.model;
   if (typeof model !== 'string' || !h.chatModels.includes(model)) return h.error(res, 404, `The model \`${String(model)}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found', 'model');
+  const problem = validateResponsesRequest(body);
+  if (problem) return h.error(res, 400, problem.message, 'invalid_request_error', problem.code, problem.param);
   if (typeof body.previous_response_id === 'string') return h.error(res, 400, `Previous response with id '${body.previous_response_id}' not found.`, 'invalid_request_error', 'previous_response_not_found', 'previous_response_id');
   const items: Item[] = typeof body.input === 'string' ? [{ type: 'message', role: 'user', content: body.input }] : ((body.input as Item[] | undefined) ?? []);
   if (items.length === 0) return h.error(res, 400, "Invalid 'input': empty array.", 'invalid_request_error', 'empty_array', 'input');
@@ -78,7 +85,7 @@ export async function answerResponses(res: ServerResponse, body: Record<string, 
     const rsId = `rs_${randomBytes(8).toString('hex')}`;
     output.push({ id: rsId, type: 'reasoning', summary: [{ type: 'summary_text', text: '**Thinking** about it' }], ...(include.includes('reasoning.encrypted_content') ? { encrypted_content: seal() } : {}) });
   }
-  if (answer.call) output.push({ id: `fc_${randomBytes(8).toString('hex')}`, type: 'function_call', status: 'completed', arguments: answer.call.arguments, call_id: `call_${randomBytes(8).toString('hex')}`, name: answer.call.name });
+  if (answer.call) output.push({ id: `fc_${randomBytes(8).toString('hex')}`, type: 'function_call', status: 'completed', call_id: `call_${randomBytes(8).toString('hex')}`, ...answer.call });
   else output.push({ id: `msg_${randomBytes(8).toString('hex')}`, type: 'message', status: limited.finish === 'length' ? 'incomplete' : 'completed', role: 'assistant', content: [{ type: 'output_text', annotations: [], logprobs: [], text: limited.text }] });
 
   const inputTokens = items.reduce((sum, i) => sum + countTokens(textOf(i.content) + (typeof i.output === 'string' ? ` ${i.output}` : '') + (typeof i.arguments === 'string' ? ` ${i.arguments}` : '')) + 3, 3) + countTokens(String(body.instructions ?? ''));

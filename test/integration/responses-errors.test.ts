@@ -78,8 +78,16 @@ describe('built-in tools', () => {
     expect((sent!.body as { tools: unknown[] }).tools).toEqual([{ type: 'web_search' }]);
   });
 
-  it.each(PROVIDERS.filter((p) => p.name !== 'openai').map((p) => [p.name, p.chat] as const))('%s: a clear 400 naming tools[i].type', async (name, model) => {
-    const error = await expectBadRequest(client.responses.create({ model, input: 'Search', tools: [{ type: 'function', name: 'f', parameters: { type: 'object', properties: {} }, strict: false }, { type: 'file_search', vector_store_ids: ['vs_1'] }] }), 'tools[1].type');
+  it.each(PROVIDERS.filter((p) => p.name !== 'openai').map((p) => [p.name, p.chat] as const))('%s: offered, not forced, left out and named in X-Patchbay-Dropped', async (name, model) => {
+    const before = rig.emulators[name].requests.length;
+    const { data, response } = await client.responses.create({ model, input: 'Search', tools: [{ type: 'function', name: 'f', parameters: { type: 'object', properties: {} }, strict: false }, { type: 'file_search', vector_store_ids: ['vs_1'] }] }).withResponse();
+    expect(data.status).toBe('completed');
+    expect(response.headers.get('x-patchbay-dropped')).toBe('tools[file_search]');
+    expect(JSON.stringify(rig.emulators[name].requests.slice(before).map((r) => r.body))).not.toContain('file_search');
+  });
+
+  it.each(PROVIDERS.filter((p) => p.name !== 'openai').map((p) => [p.name, p.chat] as const))('%s: forced by tool_choice, a clear 400 naming tools[i].type', async (name, model) => {
+    const error = await expectBadRequest(client.responses.create({ model, input: 'Search', tool_choice: { type: 'file_search' }, tools: [{ type: 'function', name: 'f', parameters: { type: 'object', properties: {} }, strict: false }, { type: 'file_search', vector_store_ids: ['vs_1'] }] }), 'tools[1].type');
     expect(error.message).toContain(name);
     expect(error.message).toContain('file_search');
     expect(error.message).toMatch(/use an OpenAI model/);

@@ -76,26 +76,58 @@ describe('slowloris: header and body timeouts, and a connection cap', () => {
     expect(client.received).toMatch(/^HTTP\/1\.1 408/);
   });
 
-  it('refuses connections beyond the cap while the open ones live, and serves a normal client once the slow ones are cut', async () => {
-    pb = await startPatchbay({ config: { server: { headersTimeoutMs: 1000, requestTimeoutMs: 2000, maxConnections: 5 } } });
-    const slow = await Promise.all(Array.from({ length: 5 }, () => open(pb!.patchbay.url)));
-    clients.push(...slow);
-    for (const client of slow) {
+  it('at the connection cap, a real client still gets in: the connection slowest to send its headers is closed instead', async () => {
+    const cap = 40;
+    pb = await startPatchbay({ config: { server: { headersTimeoutMs: 5000, requestTimeoutMs: 10000, maxConnections: cap } } });
+    // A local process holds every connection the cap allows, trickling headers that never end.
+    const slow: RawClient[] = [];
+    for (let i = 0; i < cap; i++) {
+      const client = await open(pb.patchbay.url);
       client.socket.write('GET /v1/models HTTP/1.1\r\nhost: 127.0.0.1\r\n');
       trickle(client, () => 'x-slow: 1\r\n');
+      slow.push(client);
     }
+    clients.push(...slow);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    // The sixth connection is closed at once, without an answer.
-    const refused = await open(pb.patchbay.url);
-    clients.push(refused);
-    refused.socket.write(`GET /v1/models HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${pb.key}\r\n\r\n`);
-    expect(await within(refused.closed, 1000)).toBe(true);
-    expect(refused.received).toBe('');
     expect(slow.every((client) => client.closedAt === null)).toBe(true);
-    // Once the header timeout cut the slow ones, a normal client gets through.
-    await Promise.all(slow.map((client) => client.closed));
-    const models = await pb.client.models.list();
-    expect(models.data.length).toBeGreaterThan(0);
+    // Real requests side by side with the slow ones, long before the header timeout (5 s) could free anything.
+    for (let i = 0; i < 10; i++) {
+      const models = await pb.client.models.list();
+      expect(models.data.length).toBeGreaterThan(0);
+    }
+    // Each real connection displaced one slow connection, the oldest first; the rest are still held
+    // (so the header timeout, which would have closed them all, had not yet freed anything).
+    const closed = slow.filter((client) => client.closedAt !== null);
+    expect(closed.length).toBeGreaterThan(0);
+    expect(closed.length).toBeLessThan(cap);
+    expect(slow.slice(0, closed.length).every((client) => client.closedAt !== null)).toBe(true);
+  });
+
+  it('when every connection is busy with a request, the newcomer beyond the cap is the one refused', async () => {
+    const upstream = new OpenAiEmulator({ apiKey: 'sk-cap' });
+    const baseUrl = `${await upstream.start()}/v1`;
+    upstream.latencyMs = 1500;
+    try {
+      pb = await startPatchbay({ env: { OPENAI_API_KEY: 'sk-cap' }, config: { server: { maxConnections: 3 }, providers: { openai: { baseUrl } } } });
+      const body = JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+      const busy = await Promise.all(Array.from({ length: 3 }, () => open(pb!.patchbay.url)));
+      clients.push(...busy);
+      for (const client of busy) {
+        client.socket.write(`POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${pb.key}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const refused = await open(pb.patchbay.url);
+      clients.push(refused);
+      expect(await within(refused.closed, 1000)).toBe(true);
+      expect(refused.received).toBe('');
+      // The requests in progress were not cut: each gets its answer.
+      await Promise.all(busy.map((client) => within(new Promise<void>((resolve) => {
+        const check = setInterval(() => { if (client.received.includes('chat.completion')) { clearInterval(check); resolve(); } }, 50);
+      }), 5000)));
+      expect(busy.every((client) => client.received.startsWith('HTTP/1.1 200'))).toBe(true);
+    } finally {
+      await upstream.close();
+    }
   });
 
   it('does not cut a stream that lasts longer than the request timeout (it covers receiving the request only)', async () => {

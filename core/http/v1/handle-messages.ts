@@ -6,6 +6,7 @@ import { messagesRequestSchema, type CountTokensRequestBody } from '../../protoc
 import { measurePrompt, roughTokens } from '../../routing/estimate-tokens.ts';
 import type { RouteRequest } from '../../routing/router.ts';
 import type { UpstreamCall } from '../../providers/provider-adapter.ts';
+import { limitMaxTokens } from '../../providers/limit-max-tokens.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { validateBody } from '../validate-body.ts';
 import { readSessionBody } from './read-session.ts';
@@ -34,16 +35,29 @@ export function anthropicHeaders(req: IncomingMessage): Record<string, string> {
 }
 
 /**
- * The caller's own body for an Anthropic upstream, with only the model id replaced. Thinking
- * blocks without a signature (written by another upstream through Patchbay) are left out:
- * Anthropic refuses the whole request for them ("Invalid signature in thinking block").
+ * The caller's own body for an Anthropic upstream, with only the model id replaced, max_tokens
+ * within the model's output limit (and a thinking budget below it). Thinking blocks without a
+ * signature (written by another upstream through Patchbay) are left out: Anthropic refuses the
+ * whole request for them ("Invalid signature in thinking block").
  */
 export function forwardedBody(raw: Record<string, unknown>, call: UpstreamCall): string {
   const messages = raw.messages as { content?: unknown }[];
+  const body: Record<string, unknown> = { ...raw, model: call.endpoint.model };
+  if (typeof raw.max_tokens === 'number') {
+    const maxTokens = limitMaxTokens(raw.max_tokens, call, 'max_tokens');
+    if (maxTokens !== raw.max_tokens) {
+      body.max_tokens = maxTokens;
+      const thinking = raw.thinking as { type?: unknown; budget_tokens?: unknown } | undefined;
+      if (thinking?.type === 'enabled' && typeof thinking.budget_tokens === 'number' && thinking.budget_tokens >= maxTokens) {
+        body.thinking = { ...thinking, budget_tokens: maxTokens - 1 };
+        call.adjustments?.adjust(`thinking.budget_tokens=${maxTokens - 1} (below max_tokens; asked ${thinking.budget_tokens})`);
+      }
+    }
+  }
   const unsigned = (b: { type?: unknown; signature?: unknown }) => b?.type === 'thinking' && (typeof b.signature !== 'string' || b.signature === '');
-  if (!messages.some((m) => Array.isArray(m.content) && m.content.some(unsigned))) return JSON.stringify({ ...raw, model: call.endpoint.model });
-  const cleaned = messages.map((m) => (Array.isArray(m.content) ? { ...m, content: m.content.filter((b) => !unsigned(b)) } : m));
-  return JSON.stringify({ ...raw, model: call.endpoint.model, messages: cleaned });
+  if (!messages.some((m) => Array.isArray(m.content) && m.content.some(unsigned))) return JSON.stringify(body);
+  body.messages = messages.map((m) => (Array.isArray(m.content) ? { ...m, content: m.content.filter((b) => !unsigned(b)) } : m));
+  return JSON.stringify(body);
 }
 
 /** POST /v1/messages: Anthropic's Messages API over every provider (pass-through to Anthropic, translated elsewhere). */

@@ -6,6 +6,7 @@ import { responsesCodec } from '../../protocols/openai-responses/responses-codec
 import { responsesTexts } from '../../protocols/openai-responses/request-texts.ts';
 import { forwardResponse, forwardResponseStream } from '../../providers/openai-compatible/forward-responses.ts';
 import type { UpstreamCall } from '../../providers/provider-adapter.ts';
+import { limitMaxTokens } from '../../providers/limit-max-tokens.ts';
 import { measurePrompt } from '../../routing/estimate-tokens.ts';
 import type { RouteRequest } from '../../routing/router.ts';
 import { readJsonBody } from '../read-json-body.ts';
@@ -35,11 +36,14 @@ function speaksResponses(call: UpstreamCall): boolean {
  * for another upstream are left out: OpenAI refuses a whole request for an encrypted_content it did
  * not write, and OpenAI's own items go back unchanged.
  */
-export function forwardedResponsesBody(raw: Record<string, unknown>, model: string): string {
+export function forwardedResponsesBody(raw: Record<string, unknown>, call: Pick<UpstreamCall, 'endpoint' | 'adjustments'>): string {
+  const model = call.endpoint.model;
   const input = raw.input;
+  const maxOutputTokens = typeof raw.max_output_tokens === 'number' ? limitMaxTokens(raw.max_output_tokens, call, 'max_output_tokens') : raw.max_output_tokens;
+  const body = maxOutputTokens === raw.max_output_tokens ? { ...raw, model } : { ...raw, model, max_output_tokens: maxOutputTokens };
   const foreign = (item: { type?: unknown; encrypted_content?: unknown }) => item?.type === 'reasoning' && typeof item.encrypted_content === 'string' && item.encrypted_content.startsWith(PATCHBAY_REASONING_PREFIX);
-  if (!Array.isArray(input) || !input.some(foreign)) return JSON.stringify({ ...raw, model });
-  return JSON.stringify({ ...raw, model, input: input.filter((item) => !foreign(item)) });
+  if (!Array.isArray(input) || !input.some(foreign)) return JSON.stringify(body);
+  return JSON.stringify({ ...body, input: input.filter((item) => !foreign(item)) });
 }
 
 /**
@@ -64,8 +68,8 @@ export function createResponsesHandler(connectTimeoutMs: number) {
       stream: body.stream === true,
       includeUsage: true,
       codec: responsesCodec,
-      json: (adapter, call) => (speaksResponses(call) ? forwardResponse(forwardedResponsesBody(raw, call.endpoint.model), call, connectTimeoutMs) : translateResponse(adapter, call, decoded, baseFor)),
-      openStream: (adapter, call) => (speaksResponses(call) ? forwardResponseStream(forwardedResponsesBody(raw, call.endpoint.model), call, connectTimeoutMs) : translateResponseStream(adapter, call, decoded, baseFor)),
+      json: (adapter, call) => (speaksResponses(call) ? forwardResponse(forwardedResponsesBody(raw, call), call, connectTimeoutMs) : translateResponse(adapter, call, decoded, baseFor)),
+      openStream: (adapter, call) => (speaksResponses(call) ? forwardResponseStream(forwardedResponsesBody(raw, call), call, connectTimeoutMs) : translateResponseStream(adapter, call, decoded, baseFor)),
     });
   };
 }

@@ -10,6 +10,7 @@ import { headerValue } from '../header-value.ts';
 import type { IngressCodec } from '../../protocols/ingress-codec.ts';
 import { openAiCodec } from '../../protocols/openai/openai-chat-codec.ts';
 import { elapsedMs, type V1Request } from './v1-request.ts';
+import { Adjustments } from '../../protocols/neutral/adjustments.ts';
 
 export interface RoutedOperation {
   /** The validated body, kept only when the content log is on. */
@@ -79,7 +80,7 @@ export async function serveRouted(req: IncomingMessage, res: ServerResponse, ctx
       await serveStream(res, ctx, request, operation, plan, abort);
       return;
     }
-    const reply = await router.execute(plan, request.trace, abort, false, operation.json);
+    const reply = await router.execute(plan, request.trace, abort, false, (adapter, call) => operation.json(adapter, withAdjustments(request, call)));
     request.usage = reply.usage;
     request.trace.firstByteMs = elapsedMs(request);
     const headers = request.headers;
@@ -89,6 +90,7 @@ export async function serveRouted(req: IncomingMessage, res: ServerResponse, ctx
     headers['x-patchbay-strategy'] = plan.strategy;
     headers['x-patchbay-route-reason'] = headerValue(plan.reason);
     headers['x-patchbay-latency-ms'] = String(request.trace.firstByteMs);
+    addAdjustmentHeaders(headers, request.adjustments);
     res.writeHead(200, headers);
     res.end(reply.bytes ?? reply.body);
     if (request.content) request.content.response = reply.body;
@@ -107,10 +109,11 @@ async function serveStream(res: ServerResponse, ctx: V1Context, request: V1Reque
   const { router } = ctx;
   // The first chunk is pulled inside the attempt: until it arrives, a failure can still fall back.
   const { reply, first } = await router.execute(plan, request.trace, signal, true, async (adapter, call) => {
-    const opened = await operation.openStream!(adapter, call, operation.includeUsage);
+    const opened = await operation.openStream!(adapter, withAdjustments(request, call), operation.includeUsage);
     return { reply: opened, first: await opened.chunks.next() };
   });
   request.trace.firstByteMs = elapsedMs(request);
+  addAdjustmentHeaders(request.headers, request.adjustments);
   res.writeHead(200, {
     ...request.headers,
     ...SSE_HEADERS,
@@ -148,6 +151,23 @@ async function serveStream(res: ServerResponse, ctx: V1Context, request: V1Reque
     request.usage = reply.usage();
     if (stalled) request.errorType = 'client_stalled';
   }
+}
+
+/**
+ * The call for one attempt with its own adjustments record: each attempt starts empty (a fallback
+ * endpoint has its own limits), and the request keeps the latest, which is the answering one.
+ */
+function withAdjustments(request: V1Request, call: UpstreamCall): UpstreamCall {
+  const adjustments = new Adjustments();
+  request.adjustments = adjustments;
+  return { ...call, adjustments };
+}
+
+/** X-Patchbay-Dropped / X-Patchbay-Adjusted: what the answering attempt left out or changed, comma-separated. */
+export function addAdjustmentHeaders(headers: Record<string, string>, adjustments: Adjustments | null): void {
+  if (!adjustments) return;
+  if (adjustments.dropped.length > 0) headers['x-patchbay-dropped'] = headerValue(adjustments.dropped.join(', '));
+  if (adjustments.adjusted.length > 0) headers['x-patchbay-adjusted'] = headerValue(adjustments.adjusted.join(', '));
 }
 
 /** Writes the keep-alive item each time the stream has been silent for its interval; every write pushes it back (refresh). */

@@ -7,6 +7,8 @@ import { toOpenAiUsage } from '../../protocols/openai/map-usage.ts';
 import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall, Usage } from '../../providers/provider-adapter.ts';
 import { refuseNativeOnly } from '../../providers/refuse-native-only.ts';
 import { streamNeutralViaChat } from '../../providers/stream-neutral-via-chat.ts';
+import { limitNeutralMaxTokens } from '../../providers/limit-max-tokens.ts';
+import { thinkingFor, withChatExtras } from './translate-responses.ts';
 
 /** What the Messages answer needs besides the parts: its id and Patchbay's input estimate for message_start. */
 export interface MessageIdentity {
@@ -19,10 +21,34 @@ function refuse(decoded: DecodedMessages, call: UpstreamCall): void {
   refuseNativeOnly(decoded.nativeOnly, call.provider.name, call.endpoint, 'an Anthropic model (e.g. anthropic/claude-sonnet-4-5)');
 }
 
-/** The adapter's own neutral entry when it has one; else its OpenAI chat stream, which is then the upstream's wire. */
+/**
+ * The adapter's own neutral entry when it has one (Gemini: output_config.effort as a thinking
+ * budget); else its OpenAI chat stream, which is then the upstream's wire (the effort as
+ * reasoning_effort on a model that reasons). What the upstream has no place for is dropped and said.
+ */
 function openParts(adapter: ProviderAdapter, decoded: DecodedMessages, call: UpstreamCall): Promise<PartStream> {
-  return adapter.neutral ? adapter.neutral.stream(decoded.request, call) : streamNeutralViaChat(adapter, decoded.request, call);
+  const request = limitNeutralMaxTokens(decoded.request, call);
+  const { effort, thinking, contextManagement } = decoded.options;
+  const adjustments = call.adjustments;
+  if (contextManagement) adjustments?.drop('context_management');
+  if (adapter.neutral) {
+    const budget = request.thinking ?? (effort ? thinkingFor(effort === 'max' ? 'xhigh' : effort, request.maxTokens) : undefined);
+    if (effort && !request.thinking && !budget) adjustments?.drop('output_config.effort');
+    return adapter.neutral.stream(budget ? { ...request, thinking: budget } : request, call);
+  }
+  const reasons = call.endpoint.capabilities.has('reasoning');
+  if (thinking && !reasons) adjustments?.drop('thinking');
+  if (!effort) return streamNeutralViaChat(adapter, request, call);
+  if (!reasons || !CHAT_EFFORTS.has(effort === 'max' ? 'high' : effort)) {
+    adjustments?.drop('output_config.effort');
+    return streamNeutralViaChat(adapter, request, call);
+  }
+  if (effort === 'max') adjustments?.adjust('output_config.effort=high (reasoning_effort has no max)');
+  return streamNeutralViaChat(withChatExtras(adapter, { reasoning_effort: effort === 'max' ? 'high' : effort }), request, call);
 }
+
+/** The reasoning_effort values OpenAI-compatible upstreams share. */
+const CHAT_EFFORTS = new Set(['low', 'medium', 'high']);
 
 /** A whole Message from a non-Anthropic upstream: its answer streamed as neutral parts and collected. */
 export async function translateMessage(adapter: ProviderAdapter, call: UpstreamCall, decoded: DecodedMessages, identity: MessageIdentity): Promise<JsonReply> {

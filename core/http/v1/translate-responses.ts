@@ -7,6 +7,7 @@ import { createResponsesEncodeState, encodeResponse, encodeResponsesFailure, enc
 import { toOpenAiUsage } from '../../protocols/openai/map-usage.ts';
 import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall, Usage } from '../../providers/provider-adapter.ts';
 import { streamNeutralViaChat } from '../../providers/stream-neutral-via-chat.ts';
+import { limitNeutralMaxTokens } from '../../providers/limit-max-tokens.ts';
 
 /** The response object's fields known before output, for the model that answers. */
 export type ResponseBaseFor = (model: string) => ResponsesEncodeState['base'];
@@ -23,12 +24,24 @@ function refuseNativeOnly(decoded: DecodedResponses, call: UpstreamCall): void {
 }
 
 /**
+ * What this upstream gets without, said in X-Patchbay-Dropped and on the usage row: built-in tools
+ * the request offers without forcing them, the fields no translated upstream takes, and
+ * prompt_cache_key where the upstream has no cache key (Anthropic and Gemini here; an
+ * OpenAI-compatible adapter says so itself when its upstream does not take the field).
+ */
+function reportLeftOut(adapter: ProviderAdapter, decoded: DecodedResponses, call: UpstreamCall): void {
+  for (const tool of decoded.builtIns) call.adjustments?.drop(`tools[${tool.type}]`);
+  for (const field of decoded.leftOut) call.adjustments?.drop(field);
+  if (adapter.neutral && decoded.extras.prompt_cache_key !== undefined) call.adjustments?.drop('prompt_cache_key');
+}
+
+/**
  * The adapter with the chat fields the neutral model has no place for yet (text.format as
  * response_format, reasoning.effort) added to the chat request it is handed. Each adapter maps
  * them as it does for /v1/chat/completions (Anthropic: JSON through a tool; Gemini: a response schema).
  */
-function withChatExtras(adapter: ProviderAdapter, extras: ChatExtras): ProviderAdapter {
-  if (extras.response_format === undefined && extras.reasoning_effort === undefined) return adapter;
+export function withChatExtras(adapter: ProviderAdapter, extras: ChatExtras): ProviderAdapter {
+  if (Object.values(extras).every((value) => value === undefined)) return adapter;
   return Object.create(adapter, {
     streamChat: { value: (request: Parameters<ProviderAdapter['streamChat']>[0], call: UpstreamCall, includeUsage: boolean) => adapter.streamChat({ ...request, ...extras }, call, includeUsage) },
   }) as ProviderAdapter;
@@ -40,7 +53,7 @@ function withChatExtras(adapter: ProviderAdapter, extras: ChatExtras): ProviderA
  * which is then the upstream's wire (OpenAI-compatible providers).
  */
 function openParts(adapter: ProviderAdapter, decoded: DecodedResponses, call: UpstreamCall): Promise<PartStream> {
-  const request = { ...decoded.request, model: call.endpoint.model };
+  const request = { ...limitNeutralMaxTokens(decoded.request, call), model: call.endpoint.model };
   if (!adapter.neutral) return streamNeutralViaChat(withChatExtras(adapter, decoded.extras), request, call);
   const format = neutralFormat(decoded.extras.response_format);
   const thinking = thinkingFor(decoded.extras.reasoning_effort, request.maxTokens);
@@ -57,7 +70,7 @@ const MIN_BUDGET = 1024;
  * as reasoning items; `minimal` or `none` asks for none. A max_output_tokens too small to leave room
  * for an answer after the smallest budget asks for none either.
  */
-function thinkingFor(effort: string | undefined, maxTokens: number | undefined): { budgetTokens: number } | undefined {
+export function thinkingFor(effort: string | undefined, maxTokens: number | undefined): { budgetTokens: number } | undefined {
   if (!effort || !(effort in EFFORT_BUDGETS)) return undefined;
   const budget = maxTokens === undefined ? EFFORT_BUDGETS[effort] : Math.min(EFFORT_BUDGETS[effort], maxTokens - 1);
   return budget >= MIN_BUDGET ? { budgetTokens: budget } : undefined;
@@ -74,10 +87,11 @@ function neutralFormat(format: ChatExtras['response_format']): NeutralResponseFo
 /** A whole response from an upstream that does not speak Responses: its answer streamed as neutral parts and collected. */
 export async function translateResponse(adapter: ProviderAdapter, call: UpstreamCall, decoded: DecodedResponses, baseFor: ResponseBaseFor): Promise<JsonReply> {
   refuseNativeOnly(decoded, call);
+  reportLeftOut(adapter, decoded, call);
   const stream = await openParts(adapter, decoded, call);
   const parts: StreamPart[] = [];
   for (let next = await stream.parts.next(); !next.done; next = await stream.parts.next()) parts.push(next.value);
-  const response = encodeResponse(parts, createResponsesEncodeState(baseFor(call.endpoint.model), call.provider.name, decoded.customTools));
+  const response = encodeResponse(parts, createResponsesEncodeState(baseFor(call.endpoint.model), call.provider.name, decoded.toolNames));
   if (!response) throw new ProviderError({ provider: call.provider.name, upstreamStatus: 502, message: 'the answer ended before its finish', retryable: true });
   const finish = parts.find((p) => p.type === 'finish');
   return { body: JSON.stringify(response), usage: finish?.type === 'finish' && finish.usage ? toOpenAiUsage(finish.usage) : null };
@@ -92,9 +106,10 @@ export async function translateResponse(adapter: ProviderAdapter, call: Upstream
  */
 export async function translateResponseStream(adapter: ProviderAdapter, call: UpstreamCall, decoded: DecodedResponses, baseFor: ResponseBaseFor): Promise<StreamReply> {
   refuseNativeOnly(decoded, call);
+  reportLeftOut(adapter, decoded, call);
   const stream = await openParts(adapter, decoded, call);
   let usage: Usage | null = null;
-  let state = createResponsesEncodeState(baseFor(call.endpoint.model), call.provider.name, decoded.customTools);
+  let state = createResponsesEncodeState(baseFor(call.endpoint.model), call.provider.name, decoded.toolNames);
   async function* events(): AsyncGenerator<string> {
     try {
       for (let next = await stream.parts.next(); !next.done; next = await stream.parts.next()) {

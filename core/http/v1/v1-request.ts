@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Admission } from '../../keys/key-limiter.ts';
 import type { ApiKeyRecord } from '../../keys/key-store.ts';
 import type { Usage } from '../../providers/provider-adapter.ts';
+import type { Adjustments } from '../../protocols/neutral/adjustments.ts';
 import { createRouteTrace, type RouteTrace } from '../../routing/route-trace.ts';
 import { priceUsage, type TokenCounts } from '../../usage/price-usage.ts';
 import type { UsageRecord } from '../../usage/usage-store.ts';
@@ -23,6 +24,8 @@ export interface V1Request {
   usage: Usage | null;
   status: number;
   errorType: string | null;
+  /** What the latest attempt's translation dropped or changed (X-Patchbay-Dropped / -Adjusted, the usage row). */
+  adjustments: Adjustments | null;
   /** The key limiter's reservation, settled when the request ends. */
   admission: Admission | null;
   /** The client's session and agent (headers first, then the body's ids). */
@@ -67,6 +70,7 @@ export function createV1Request(endpoint: V1Endpoint): V1Request {
     status: 200,
     errorType: null,
     admission: null,
+    adjustments: null,
     session: { id: null, source: null, agentId: null, parentAgentId: null },
     content: null,
     headers: { 'x-patchbay-request-id': requestId },
@@ -112,6 +116,7 @@ export function toUsageRecord(request: V1Request, routingFeeUsd: number): UsageR
     cacheWrite5mTokens: counts.cacheWrite5mTokens,
     cacheWrite1hTokens: counts.cacheWrite1hTokens,
     reasoningTokens: counts.reasoningTokens,
+    adjustments: request.adjustments?.toRecord() ?? null,
     sessionId: request.session.id,
     sessionSource: request.session.source,
     agentId: request.session.agentId,

@@ -7,6 +7,20 @@ export interface DecodedMessages {
   request: NeutralRequest;
   /** Refused (400 naming `param`) when the request is served by a non-Anthropic upstream. */
   nativeOnly: NativeOnly[];
+  /**
+   * What each translating upstream decides for itself: output_config.effort (a reasoning setting
+   * where the upstream has one), `thinking` and `context_management` (dropped and said where not honoured).
+   */
+  options: MessagesOptions;
+}
+
+export interface MessagesOptions {
+  /** output_config.effort as sent (low, medium, high, max). */
+  effort?: string;
+  /** thinking.type when it asks for thinking (enabled, adaptive). */
+  thinking?: string;
+  /** context_management was sent (Anthropic's context editing; nothing to edit elsewhere). */
+  contextManagement: boolean;
 }
 
 /**
@@ -23,11 +37,17 @@ export function decodeMessagesRequest(body: MessagesRequestBody | CountTokensReq
   const request: NeutralRequest = {
     model: body.model,
     system: typeof body.system === 'string' ? [{ type: 'text', text: body.system }] : (body.system ?? []).map((b) => ({ type: 'text', text: b.text })),
-    messages: body.messages.map((message, index) => ({ ...decodeMessage(message, index, nativeOnly), source: `messages[${index}]` })),
+    messages: body.messages.flatMap((message, index) => {
+      const decoded = decodeMessage(message, index, nativeOnly);
+      // A system message of tool changes only has nothing left to say once they are applied.
+      return decoded.role === 'system' && decoded.parts.length === 0 ? [] : [{ ...decoded, source: `messages[${index}]` }];
+    }),
     tools: [],
     stopSequences: full.stop_sequences ?? [],
   };
+  const offered = offeredTools(body);
   for (const [index, tool] of (body.tools ?? []).entries()) {
+    if (!offered.has(tool.name)) continue;
     if (tool.type && tool.type !== 'custom') {
       nativeOnly.push({ param: `tools[${index}].type`, what: `use Anthropic's server tool "${tool.type}"` });
       continue;
@@ -52,7 +72,44 @@ export function decodeMessagesRequest(body: MessagesRequestBody | CountTokensReq
   if (body.thinking?.type === 'enabled') request.thinking = { budgetTokens: body.thinking.budget_tokens };
   const user = full.metadata?.user_id;
   if (typeof user === 'string' && user !== '') request.user = user;
-  return { request, nativeOnly };
+  const options: MessagesOptions = { contextManagement: full.context_management != null };
+  const outputConfig = full.output_config;
+  if (outputConfig?.format) {
+    const format = outputConfig.format;
+    request.responseFormat = { type: 'json', ...(format.schema ? { schema: format.schema } : {}), source: 'output_config.format.schema' };
+  }
+  if (typeof outputConfig?.effort === 'string') options.effort = outputConfig.effort;
+  if (body.thinking && body.thinking.type !== 'disabled') options.thinking = body.thinking.type;
+  return { request, nativeOnly, options };
+}
+
+/**
+ * The tools the model may call at the end of the conversation, as Anthropic offers them: every
+ * tool not marked `defer_loading`, and a deferred one from the point a tool search loaded it (a
+ * `tool_reference` block in a tool_result) or a `tool_addition` in a mid-conversation system
+ * message added it (mid-conversation-tool-changes beta); a `tool_removal` takes one away.
+ */
+export function offeredTools(body: Pick<CountTokensRequestBody, 'tools' | 'messages'>): Set<string> {
+  const offered = new Set<string>();
+  for (const tool of body.tools ?? []) if (tool.defer_loading !== true) offered.add(tool.name);
+  for (const message of body.messages) {
+    if (typeof message.content === 'string') continue;
+    for (const block of message.content as Record<string, unknown>[]) {
+      if (block.type === 'tool_result' && Array.isArray(block.content)) {
+        for (const item of block.content as Record<string, unknown>[]) if (item?.type === 'tool_reference' && typeof item.tool_name === 'string') offered.add(item.tool_name);
+      } else if (block.type === 'tool_search_tool_result') {
+        // Anthropic's own tool search, replayed: its references load the tools they name.
+        const references = (block.content as { tool_references?: { tool_name?: unknown }[] } | undefined)?.tool_references ?? [];
+        for (const reference of references) if (typeof reference?.tool_name === 'string') offered.add(reference.tool_name);
+      } else if ((block.type === 'tool_addition' || block.type === 'tool_removal') && message.role === 'system') {
+        const tool = block.tool as { type?: unknown; name?: unknown } | undefined;
+        if (tool?.type !== 'tool_reference' || typeof tool.name !== 'string') continue;
+        if (block.type === 'tool_addition') offered.add(tool.name);
+        else offered.delete(tool.name);
+      }
+    }
+  }
+  return offered;
 }
 
 function decodeToolChoice(choice: NonNullable<MessagesRequestBody['tool_choice']>): NeutralToolChoice {
@@ -96,10 +153,23 @@ function decodeBlock(block: ContentBlockParam, param: string, nativeOnly: Native
       return { type: 'reasoning', text: b.thinking as string, ...(typeof b.signature === 'string' && b.signature !== '' ? { signature: b.signature } : {}) };
     case 'redacted_thinking':
       return { type: 'redacted-reasoning', data: b.data as string };
-    default:
-      nativeOnly.push({ param: `${param}.type`, what: `take a "${b.type}" content block` });
+    // A tool search's result: the tool it names is offered from here on (offeredTools); the model
+    // reads that it was found, as it would see the definition appear on Anthropic.
+    case 'tool_reference':
+      return { type: 'text', text: `Tool "${String(b.tool_name)}" loaded; it is now available.` };
+    // Tool changes (mid-conversation system messages) and Anthropic's tool-search history: what
+    // they load is in the tools offered (offeredTools); the blocks themselves say nothing more.
+    case 'tool_addition':
+    case 'tool_removal':
+    case 'server_tool_use':
+    case 'tool_search_tool_result':
+      if (b.type === 'server_tool_use' && !String(b.name ?? '').startsWith('tool_search_tool')) break;
       return null;
+    default:
+      break;
   }
+  nativeOnly.push({ param: `${param}.type`, what: `take a "${b.type}" content block` });
+  return null;
 }
 
 function decodeImage(source: Record<string, string>, param: string, nativeOnly: NativeOnly[]): ImagePart | null {

@@ -1,4 +1,4 @@
-import { PatchbayError } from '../../errors/patchbay-error.ts';
+import { ContextLengthError, PatchbayError } from '../../errors/patchbay-error.ts';
 import { ProviderError } from '../../errors/provider-error.ts';
 
 const TYPES: Record<number, string> = {
@@ -28,9 +28,19 @@ const INTERNAL = { type: 'error', error: { type: 'api_error', message: 'Patchbay
  */
 export function encodeAnthropicError(error: unknown): { status: number; body: Record<string, unknown> } {
   if (!(error instanceof PatchbayError)) return { status: 500, body: INTERNAL };
+  if (error instanceof ContextLengthError) return { status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: contextLengthMessage(error) } } };
   const { message: _message, type: _type, ...details } = error.toBody().error;
   const extra = Object.fromEntries(Object.entries(details).filter(([, value]) => value !== null));
   // An upstream's "overloaded" (529) keeps its name, so Claude Code's retry logic recognises it.
   const type = error instanceof ProviderError && error.upstreamStatus === 529 ? 'overloaded_error' : anthropicErrorType(error.status);
   return { status: error.status, body: { type: 'error', error: { type, message: error.message, ...extra } } };
+}
+
+/**
+ * Anthropic's own words for a prompt over the window, exactly: Claude Code recognises them and
+ * compacts the conversation ("prompt is too long"), or lowers max_tokens (the second form).
+ */
+function contextLengthMessage(error: ContextLengthError): string {
+  if (error.promptTokens > error.contextWindow || error.outputTokens === 0) return `prompt is too long: ${error.promptTokens} tokens > ${error.contextWindow} maximum`;
+  return `input length and \`max_tokens\` exceed context limit: ${error.promptTokens} + ${error.outputTokens} > ${error.contextWindow}, decrease input length or \`max_tokens\` and try again`;
 }

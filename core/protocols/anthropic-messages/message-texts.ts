@@ -1,6 +1,7 @@
+import { offeredTools } from './decode-request.ts';
 import type { CountTokensRequestBody } from './request-schema.ts';
 
-/** The text of a Messages body (system, every block's text, tool inputs and results, tool definitions), for measuring and estimating. */
+/** The text of a Messages body (system, every block's text, tool inputs and results, the tool definitions offered), for measuring and estimating. */
 export function* messageTexts(body: CountTokensRequestBody): Generator<string> {
   if (typeof body.system === 'string') yield body.system;
   else for (const block of body.system ?? []) yield block.text;
@@ -11,7 +12,11 @@ export function* messageTexts(body: CountTokensRequestBody): Generator<string> {
     }
     for (const block of message.content) yield* blockTexts(block as Record<string, unknown>);
   }
-  if (body.tools && body.tools.length > 0) yield JSON.stringify(body.tools);
+  // Deferred tools not loaded yet are not in the model's context (nor counted by Anthropic).
+  if (body.tools && body.tools.length > 0) {
+    const offered = body.tools.some((t) => t.defer_loading === true) ? offeredTools(body) : null;
+    yield JSON.stringify(offered ? body.tools.filter((t) => offered.has(t.name)) : body.tools);
+  }
 }
 
 function* blockTexts(block: Record<string, unknown>): Generator<string> {

@@ -42,6 +42,14 @@ const toolSchema = z.looseObject({
   type: z.string().nullish(),
   description: z.string().optional(),
   input_schema: toolParametersSchema.optional(),
+  /** Kept out of the model's view until a tool search loads it (tool_reference) or a tool_addition adds it. */
+  defer_loading: z.boolean().optional(),
+});
+
+/** output_config: the answer's structured format (json_schema) and the effort to spend. */
+const outputConfigSchema = z.looseObject({
+  effort: z.string().min(1).optional(),
+  format: z.looseObject({ type: z.literal('json_schema'), schema: z.record(z.string(), z.unknown()).optional() }).nullish(),
 });
 
 const toolChoiceSchema = z.discriminatedUnion('type', [
@@ -75,6 +83,8 @@ export const messagesRequestSchema = z.looseObject({
   top_p: z.number().min(0).max(1).optional(),
   top_k: z.number().int().min(0).optional(),
   metadata: z.looseObject({ user_id: z.string().nullish() }).optional(),
+  output_config: outputConfigSchema.optional(),
+  context_management: z.looseObject({}).nullish(),
 });
 
 export const countTokensRequestSchema = z.looseObject(common);

@@ -119,6 +119,8 @@ export interface NeutralRequest {
   tools: NeutralTool[];
   toolChoice?: NeutralToolChoice;
   maxTokens?: number;
+  /** The caller's name for maxTokens (max_tokens, max_completion_tokens, max_output_tokens), for what says it was changed. */
+  maxTokensSource?: Source;
   temperature?: number;
   topP?: number;
   topK?: number;

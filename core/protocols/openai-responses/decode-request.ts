@@ -1,7 +1,10 @@
 import { InvalidRequestError } from '../../errors/patchbay-error.ts';
 import type { NativeOnly } from '../anthropic-messages/decode-request.ts';
-import type { ImagePart, MessagePart, NeutralMessage, NeutralRequest, NeutralToolChoice, TextPart } from '../neutral/neutral-request.ts';
+import type { ImagePart, MessagePart, NeutralMessage, NeutralRequest, TextPart } from '../neutral/neutral-request.ts';
+import { CUSTOM_TOOL_INPUT, decodeTools, type BuiltInTool } from './decode-tools.ts';
+import { leftOutFields } from './left-out-fields.ts';
 import type { ResponsesRequestBody } from './request-schema.ts';
+import { flatToolName, type ResponsesToolNames } from './tool-names.ts';
 
 /**
  * Reasoning items Patchbay writes for a non-OpenAI upstream's signed reasoning carry this prefix
@@ -14,6 +17,8 @@ export const PATCHBAY_REASONING_PREFIX = 'patchbay:';
 export interface ChatExtras {
   response_format?: Record<string, unknown>;
   reasoning_effort?: string;
+  /** OpenAI's prompt-cache routing hint (Codex: the thread id); OpenAI-compatible upstreams that know it take it. */
+  prompt_cache_key?: string;
 }
 
 export interface DecodedResponses {
@@ -21,12 +26,15 @@ export interface DecodedResponses {
   extras: ChatExtras;
   /** Refused (400 naming `param`) when the request is served by an upstream other than OpenAI. */
   nativeOnly: NativeOnly[];
-  /** Custom (freeform) tools, sent as functions of one string `input`: their calls are answered as custom_tool_call items. */
-  customTools: ReadonlySet<string>;
+  /** Custom tools (answered as custom_tool_call items) and namespaced functions (answered under their name and namespace), by the names sent upstream. */
+  toolNames: ResponsesToolNames;
+  /** Built-in tools offered but not forced: left out for a translated upstream, and said so. */
+  builtIns: BuiltInTool[];
+  /** Fields no translated upstream takes, left out and said so (left-out-fields.ts). */
+  leftOut: string[];
 }
 
-/** The one parameter a custom tool has as a function elsewhere. */
-export const CUSTOM_TOOL_INPUT = 'input';
+export { CUSTOM_TOOL_INPUT };
 
 type Item = Record<string, unknown> & { type?: string };
 
@@ -51,9 +59,11 @@ export function refuseStateful(body: ResponsesRequestBody): void {
 /**
  * Responses body -> neutral request, for upstreams that do not speak Responses. What the neutral
  * model has no place for is listed in `nativeOnly` (OpenAI gets the caller's body and honours it;
- * any other upstream refuses it with the field named). Left out without a word, because the answer
- * is still right without them: reasoning items written by another upstream (their
- * encrypted_content means something to that upstream only), `store`, `metadata`, `include`.
+ * any other upstream refuses it with the field named). Left out and said so: built-in tools not
+ * forced (`builtIns`) and the fields of left-out-fields.ts. Left out without a word, because they
+ * change nothing in the answer: reasoning items written by another upstream (their
+ * encrypted_content means something to that upstream only), `store` (answered false), `metadata`
+ * (echoed).
  */
 export function decodeResponsesRequest(body: ResponsesRequestBody): DecodedResponses {
   const nativeOnly: NativeOnly[] = [];
@@ -67,24 +77,13 @@ export function decodeResponsesRequest(body: ResponsesRequestBody): DecodedRespo
   if (typeof body.input === 'string') request.messages.push({ role: 'user', parts: [{ type: 'text', text: body.input }] });
   else for (const [index, item] of body.input.entries()) decodeItem(item as Item, `input[${index}]`, request.messages, nativeOnly);
 
-  const customTools = new Set<string>();
-  for (const [index, tool] of (body.tools ?? []).entries()) {
-    const t = tool as Record<string, unknown>;
-    if (t.type === 'custom' && typeof t.name === 'string' && t.name !== '') {
-      customTools.add(t.name);
-      request.tools.push(customAsFunction(t));
-      continue;
-    }
-    if (t.type !== 'function') {
-      nativeOnly.push({ param: `tools[${index}].type`, what: `run OpenAI's built-in tool "${String(t.type)}"` });
-      continue;
-    }
-    if (typeof t.name !== 'string' || t.name === '') throw new InvalidRequestError(`tools[${index}].name is required for a function tool.`, `tools[${index}].name`);
-    request.tools.push({ name: t.name, ...(typeof t.description === 'string' && t.description ? { description: t.description } : {}), inputSchema: (t.parameters as Record<string, unknown> | null) ?? { type: 'object', properties: {} } });
+  const decodedTools = decodeTools(body, nativeOnly);
+  request.tools = decodedTools.tools;
+  request.toolChoice = decodedTools.toolChoice;
+  if (body.max_output_tokens != null) {
+    request.maxTokens = body.max_output_tokens;
+    request.maxTokensSource = 'max_output_tokens';
   }
-  const parallel = body.parallel_tool_calls !== false;
-  request.toolChoice = decodeToolChoice(body.tool_choice, parallel, nativeOnly);
-  if (body.max_output_tokens != null) request.maxTokens = body.max_output_tokens;
   if (body.temperature != null) request.temperature = body.temperature;
   if (body.top_p != null) request.topP = body.top_p;
   if (body.user) request.user = body.user;
@@ -99,19 +98,9 @@ export function decodeResponsesRequest(body: ResponsesRequestBody): DecodedRespo
     };
   }
   if (body.reasoning?.effort) extras.reasoning_effort = body.reasoning.effort;
-  return { request, extras, nativeOnly, customTools };
-}
-
-function decodeToolChoice(choice: ResponsesRequestBody['tool_choice'], parallel: boolean, nativeOnly: NativeOnly[]): NeutralToolChoice {
-  if (choice === undefined || choice === 'auto') return { type: 'auto', parallel };
-  if (choice === 'none') return { type: 'none', parallel };
-  if (choice === 'required') return { type: 'any', parallel };
-  const c = choice as Record<string, unknown>;
-  if ((c.type === 'function' || c.type === 'custom') && typeof c.name === 'string') return { type: 'tool', name: c.name, parallel };
-  // allowed_tools narrows the choice to a subset; every upstream can still choose among all the tools.
-  if (c.type === 'allowed_tools') return { type: c.mode === 'required' ? 'any' : 'auto', parallel };
-  nativeOnly.push({ param: 'tool_choice.type', what: `force OpenAI's built-in tool "${String(c.type)}"` });
-  return { type: 'auto', parallel };
+  const cacheKey = (body as Record<string, unknown>).prompt_cache_key;
+  if (typeof cacheKey === 'string' && cacheKey !== '') extras.prompt_cache_key = cacheKey;
+  return { request, extras, nativeOnly, toolNames: decodedTools.names, builtIns: decodedTools.builtIns, leftOut: leftOutFields(body) };
 }
 
 /** The last message if it has this role, else a new one: consecutive items of one turn share a message. */
@@ -140,13 +129,13 @@ function decodeItem(item: Item, param: string, messages: NeutralMessage[], nativ
     }
     case 'function_call': {
       const callId = requireString(item.call_id, `${param}.call_id`);
-      const name = requireString(item.name, `${param}.name`);
+      const name = upstreamName(item, param);
       messageFor(messages, 'assistant').parts.push({ type: 'tool-call', id: callId, name, input: parseArguments(item.arguments, `${param}.arguments`) });
       return;
     }
     case 'custom_tool_call': {
       const callId = requireString(item.call_id, `${param}.call_id`);
-      const name = requireString(item.name, `${param}.name`);
+      const name = upstreamName(item, param);
       messageFor(messages, 'assistant').parts.push({ type: 'tool-call', id: callId, name, input: { [CUSTOM_TOOL_INPUT]: requireString(item.input, `${param}.input`, true) } });
       return;
     }
@@ -168,22 +157,6 @@ function decodeItem(item: Item, param: string, messages: NeutralMessage[], nativ
     default:
       nativeOnly.push({ param: `${param}.type`, what: `replay an input item of type "${String(type)}"` });
   }
-}
-
-/**
- * A custom tool as a function of one string: the free text goes in `input`, and the tool's
- * grammar (Codex's apply_patch is Lark) rides in the description, so the model writes what the
- * tool parses.
- */
-function customAsFunction(tool: Record<string, unknown>): NeutralRequest['tools'][number] {
-  const format = tool.format as { type?: unknown; syntax?: unknown; definition?: unknown } | undefined;
-  const grammar = format?.type === 'grammar' && typeof format.definition === 'string' ? `\n\nThe input must follow this ${String(format.syntax ?? '')} grammar:\n${format.definition}` : '';
-  const description = `${typeof tool.description === 'string' ? tool.description : ''}${grammar}`.trim();
-  return {
-    name: tool.name as string,
-    ...(description ? { description } : {}),
-    inputSchema: { type: 'object', properties: { [CUSTOM_TOOL_INPUT]: { type: 'string', description: 'The raw input of the tool, as free text.' } }, required: [CUSTOM_TOOL_INPUT] },
-  };
 }
 
 function decodeContent(content: unknown, param: string, nativeOnly: NativeOnly[]): MessagePart[] {
@@ -215,6 +188,12 @@ function decodeContent(content: unknown, param: string, nativeOnly: NativeOnly[]
     }
   }
   return parts;
+}
+
+/** A replayed call's tool name as the upstream knows it: a namespaced function's flat name (as in the tool list). */
+function upstreamName(item: Item, param: string): string {
+  const name = requireString(item.name, `${param}.name`);
+  return typeof item.namespace === 'string' && item.namespace !== '' ? flatToolName({ namespace: item.namespace, name }) : name;
 }
 
 function requireString(value: unknown, param: string, allowEmpty = false): string {

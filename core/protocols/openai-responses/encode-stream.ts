@@ -4,6 +4,7 @@ import { CUSTOM_TOOL_INPUT, PATCHBAY_REASONING_PREFIX } from './decode-request.t
 import { failureCode, failureMessage } from './encode-error.ts';
 import { encodeResponsesUsage } from './map-usage.ts';
 import { responsesEvent } from './responses-codec.ts';
+import { NO_TOOL_NAMES, type ResponsesToolNames } from './tool-names.ts';
 
 type OutputItem = Record<string, unknown> & { id: string; type: string };
 
@@ -15,6 +16,8 @@ interface OpenItem {
   text: string;
   callId?: string;
   name?: string;
+  /** The namespace of a namespaced function, written beside its name as the caller declared them. */
+  namespace?: string;
   signature?: string;
 }
 
@@ -24,8 +27,8 @@ export interface ResponsesEncodeState {
   readonly base: Record<string, unknown> & { id: string; model: string };
   /** Which upstream wrote the answer: carried in reasoning items so a replay goes back there only. */
   readonly upstream: string;
-  /** Tools the caller declared as custom (freeform): their function calls are written as custom_tool_call items. */
-  readonly customTools: ReadonlySet<string>;
+  /** Custom tools (their calls are custom_tool_call items) and namespaced functions (their calls carry name and namespace), by upstream name. */
+  readonly toolNames: ResponsesToolNames;
   readonly sequence: number;
   readonly started: boolean;
   readonly output: readonly OutputItem[];
@@ -41,8 +44,8 @@ export interface ResponsesEncodeStep {
   state: ResponsesEncodeState;
 }
 
-export function createResponsesEncodeState(base: ResponsesEncodeState['base'], upstream: string, customTools: ReadonlySet<string> = new Set()): ResponsesEncodeState {
-  return { base, upstream, customTools, sequence: 0, started: false, output: [], open: null, finished: false, response: null };
+export function createResponsesEncodeState(base: ResponsesEncodeState['base'], upstream: string, toolNames: ResponsesToolNames = NO_TOOL_NAMES): ResponsesEncodeState {
+  return { base, upstream, toolNames, sequence: 0, started: false, output: [], open: null, finished: false, response: null };
 }
 
 /**
@@ -127,8 +130,9 @@ function writer(initial: ResponsesEncodeState) {
   const itemOf = (open: OpenItem, status: 'in_progress' | 'completed'): OutputItem => {
     const part = { type: 'output_text', annotations: [], logprobs: [], text: status === 'completed' ? open.text : '' };
     if (open.kind === 'message') return { id: open.id, type: 'message', status, role: 'assistant', content: status === 'completed' ? [part] : [] };
-    if (open.kind === 'function_call') return { id: open.id, type: 'function_call', status, arguments: status === 'completed' ? open.text : '', call_id: open.callId!, name: open.name! };
-    if (open.kind === 'custom_tool_call') return { id: open.id, type: 'custom_tool_call', status, call_id: open.callId!, name: open.name!, input: status === 'completed' ? customInput(open.text) : '' };
+    const namespace = open.namespace === undefined ? {} : { namespace: open.namespace };
+    if (open.kind === 'function_call') return { id: open.id, type: 'function_call', status, arguments: status === 'completed' ? open.text : '', call_id: open.callId!, name: open.name!, ...namespace };
+    if (open.kind === 'custom_tool_call') return { id: open.id, type: 'custom_tool_call', status, call_id: open.callId!, name: open.name!, ...namespace, input: status === 'completed' ? customInput(open.text) : '' };
     const done = status === 'completed';
     return {
       id: open.id,
@@ -182,8 +186,10 @@ function writer(initial: ResponsesEncodeState) {
     ensure(kind: OpenItem['kind'], fresh = false) {
       if (fresh || state.open?.kind !== kind) open(kind);
     },
-    openCall(id: string, name: string) {
-      open(state.customTools.has(name) ? 'custom_tool_call' : 'function_call', { callId: id, name });
+    openCall(id: string, upstreamName: string) {
+      const qualified = state.toolNames.namespaced.get(upstreamName);
+      const names = qualified ? { name: qualified.name, namespace: qualified.namespace } : { name: upstreamName };
+      open(state.toolNames.custom.has(upstreamName) ? 'custom_tool_call' : 'function_call', { callId: id, ...names });
     },
     delta(text: string) {
       const item = state.open!;

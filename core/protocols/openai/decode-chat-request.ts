@@ -37,7 +37,10 @@ export function decodeChatRequest(chat: ChatRequest): DecodedChat {
   const toolChoice = decodeToolChoice(chat);
   if (toolChoice) request.toolChoice = toolChoice;
   const maxTokens = chat.max_completion_tokens ?? chat.max_tokens;
-  if (maxTokens != null) request.maxTokens = maxTokens;
+  if (maxTokens != null) {
+    request.maxTokens = maxTokens;
+    request.maxTokensSource = chat.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens';
+  }
   if (chat.temperature != null) request.temperature = chat.temperature;
   if (chat.top_p != null) request.topP = chat.top_p;
   if (chat.n != null && chat.n > 1) request.choices = chat.n;

@@ -47,6 +47,13 @@ export function encodeChatRequest(request: NeutralRequest): ChatRequest {
   if (request.topP !== undefined) chat.top_p = request.topP;
   if (request.stopSequences.length > 0) chat.stop = request.stopSequences;
   if (request.user !== undefined) chat.user = request.user;
+  // A JSON answer: OpenAI's structured output with the schema when there is one, JSON mode without.
+  const format = request.responseFormat;
+  if (format) {
+    chat.response_format = format.schema
+      ? { type: 'json_schema', json_schema: { name: 'output', schema: format.schema, ...(format.description ? { description: format.description } : {}) } }
+      : { type: 'json_object' };
+  }
   if (request.tools.length > 0 && request.toolChoice?.type !== 'none') {
     chat.tools = request.tools.map((t) => ({ type: 'function' as const, function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.inputSchema } }));
     const choice = request.toolChoice;

@@ -5,13 +5,14 @@ import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall, Usage } fro
 import { postToProvider, postToProviderForText, type UpstreamResponse } from '../transport.ts';
 import { completeEachPrompt, streamEachPrompt, type PromptTransport } from './complete-each-prompt.ts';
 import { mapChatChoices } from './map-chat-choice.ts';
+import { limitOpenAiRequest } from '../limit-max-tokens.ts';
 import { mapChatRequest, requestedTopLogprobs, withStreaming } from './map-chat-request.ts';
 import { mapCompletionRequests, textPrompts } from './map-completion-request.ts';
 import { mapEmbeddingAnswer, type EmbeddingAnswer } from './map-embedding-answer.ts';
 import { mapEmbeddingRequest } from './map-embedding-request.ts';
 import { mapOpenAiError, statusOfErrorBody } from './map-error.ts';
 import { createPassThroughState, finishPassThrough, mapPassThroughChunk, normalizeUsage } from './map-stream-chunk.ts';
-import { quirksFor } from './quirks.ts';
+import { quirksFor, type OpenAiQuirks } from './quirks.ts';
 import { readUpstreamData } from './read-upstream-data.ts';
 
 type Operation = 'chat/completions' | 'completions' | 'embeddings';
@@ -24,11 +25,27 @@ interface Answer {
 }
 
 /**
+ * The chat fields this upstream does not take (quirks.droppedChatFields) that the caller set to
+ * something that matters: said in X-Patchbay-Dropped and on the usage row. A field sent at its
+ * no-op value (`frequency_penalty: 0`, `logprobs: false`, `logit_bias: {}`, as some SDKs and editors
+ * always send) changes nothing when left out, so it is not reported.
+ */
+function reportDroppedFields(request: ChatRequest, quirks: OpenAiQuirks, call: UpstreamCall): void {
+  for (const field of quirks.droppedChatFields) if (!isNoOp((request as Record<string, unknown>)[field])) call.adjustments?.drop(field);
+}
+
+function isNoOp(value: unknown): boolean {
+  if (value == null || value === 0 || value === false) return true;
+  return typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0;
+}
+
+/**
  * OpenAI, Groq, Together and every user-defined OpenAI-compatible endpoint. The caller's body goes
  * upstream with the minimum of edits (the provider's model id, what its quirks table says) and
  * the answer comes back as it was, read for its usage, rewritten only where the provider's
  * dialect differs from OpenAI's (Together's finish reasons, logprobs and completions objects).
  */
+
 export class OpenAiCompatibleAdapter implements ProviderAdapter {
   private readonly connectTimeoutMs: number;
 
@@ -38,13 +55,15 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
 
   async chat(request: ChatRequest, call: UpstreamCall): Promise<JsonReply> {
     const quirks = quirksFor(call.provider.name);
-    const answer = await this.json('chat/completions', mapChatRequest(request, call.endpoint.model, quirks, call.provider.name), call);
+    reportDroppedFields(request, quirks, call);
+    const answer = await this.json('chat/completions', mapChatRequest(limitOpenAiRequest(request, call), call.endpoint.model, quirks, call.provider.name), call);
     return reply(answer, mapChatChoices(answer.parsed, quirks, requestedTopLogprobs(request)));
   }
 
   async streamChat(request: ChatRequest, call: UpstreamCall, includeUsage: boolean): Promise<StreamReply> {
     const quirks = quirksFor(call.provider.name);
-    const body = withStreaming(mapChatRequest(request, call.endpoint.model, quirks, call.provider.name), quirks);
+    reportDroppedFields(request, quirks, call);
+    const body = withStreaming(mapChatRequest(limitOpenAiRequest(request, call), call.endpoint.model, quirks, call.provider.name), quirks);
     const state = createPassThroughState({ includeUsage, object: 'chat.completion.chunk', provider: call.provider.name, quirks, topLogprobs: requestedTopLogprobs(request) });
     return this.passThrough('chat/completions', body, call, state);
   }
@@ -53,7 +72,7 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
   async complete(request: CompletionRequest, call: UpstreamCall): Promise<JsonReply> {
     if (!hasNativeCompletions(call)) return completeViaChat(this, request, call);
     const quirks = quirksFor(call.provider.name);
-    const bodies = mapCompletionRequests(request, call.endpoint.model, quirks, call.provider.name);
+    const bodies = mapCompletionRequests(limitOpenAiRequest(request, call), call.endpoint.model, quirks, call.provider.name);
     if (quirks.singlePromptCompletions) return completeEachPrompt(bodies, textPrompts(request.prompt), request, quirks, this.promptTransport(call));
     return reply(await this.json('completions', bodies[0], call), false);
   }
@@ -61,7 +80,7 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
   async streamComplete(request: CompletionRequest, call: UpstreamCall, includeUsage: boolean): Promise<StreamReply> {
     if (!hasNativeCompletions(call)) return streamCompleteViaChat(this, request, call, includeUsage);
     const quirks = quirksFor(call.provider.name);
-    const bodies = mapCompletionRequests(request, call.endpoint.model, quirks, call.provider.name).map((body) => withStreaming(body, quirks));
+    const bodies = mapCompletionRequests(limitOpenAiRequest(request, call), call.endpoint.model, quirks, call.provider.name).map((body) => withStreaming(body, quirks));
     if (quirks.singlePromptCompletions) return streamEachPrompt(bodies, textPrompts(request.prompt), request, quirks, this.promptTransport(call), includeUsage);
     const state = createPassThroughState({ includeUsage, object: 'text_completion', provider: call.provider.name, quirks });
     return this.passThrough('completions', bodies[0], call, state);

@@ -93,7 +93,8 @@ const SETTINGS: Record<string, QuirkSettings> = {
     //   many clients send them as 0 by default, and refusing would break those.
     // Groq accepts stream_options.include_usage since 2025 (§4.2) and also puts usage on the
     // finish chunk (§4.4): asking costs nothing and keeps usage if one of the two goes away.
-    droppedChatFields: ['logit_bias', 'logprobs', 'top_logprobs', 'frequency_penalty', 'presence_penalty'],
+    // - prompt_cache_key: dropped. Groq caches prompts by itself and lists no cache key (§4.2).
+    droppedChatFields: ['logit_bias', 'logprobs', 'top_logprobs', 'frequency_penalty', 'presence_penalty', 'prompt_cache_key'],
     dropMessageName: true,
     // Groq's support for `developer` is not confirmed (§7.1); its open models know only `system`,
     // so the rewrite loses nothing.
@@ -106,6 +107,8 @@ const SETTINGS: Record<string, QuirkSettings> = {
     // §5.2: usage comes on the finish chunk without stream_options; whether the field is
     // accepted is unsure, so it is never sent.
     streamUsageOption: false,
+    // §5.2 lists no prompt cache key among Together's fields.
+    droppedChatFields: ['prompt_cache_key'],
     renamedRoles: { developer: 'system' },
     maxTokensOnly: true,
     stopAsArray: true,

@@ -5,6 +5,7 @@ import { defaultEndpoint } from '../../../core/catalog/load-catalog.ts';
 import type { ResolvedProvider } from '../../../core/config/load-config.ts';
 import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../../../core/protocols/openai/request-schemas.ts';
 import { decodeFloat32Base64 } from '../../../core/providers/encode-float32-base64.ts';
+import { Adjustments } from '../../../core/protocols/neutral/adjustments.ts';
 import { OpenAiCompatibleAdapter } from '../../../core/providers/openai-compatible/openai-compatible-adapter.ts';
 import type { StreamReply, UpstreamCall } from '../../../core/providers/provider-adapter.ts';
 import { GROQ_TOOL_STREAM, TOGETHER_CHAT_STREAM, togetherCompletion } from './wire-fixtures.ts';
@@ -152,5 +153,22 @@ describe('OpenAiCompatibleAdapter over loopback HTTP', () => {
   it('maps an upstream error body to a ProviderError', async () => {
     answer = () => ({ status: 400, body: '{"error":{"message":"property \'messages.1.name\' is unsupported","type":"invalid_request_error"}}' });
     await expect(adapter.chat(chatRequest, call('my-proxy', 'm', { builtin: false }))).rejects.toMatchObject({ status: 400, provider: 'my-proxy', retryable: false });
+  });
+});
+
+describe('fields Groq does not take', () => {
+  const chatAnswer = JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'llama', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+
+  it('are left out of the upstream body and reported only when the caller set them to something that matters', async () => {
+    answer = () => ({ body: chatAnswer });
+    const noOps = { ...call('groq', 'llama-3.3-70b-versatile'), adjustments: new Adjustments() };
+    await adapter.chat({ model: 'm', messages: [{ role: 'user', content: 'hi' }], frequency_penalty: 0, presence_penalty: 0, logprobs: false, logit_bias: {} } as ChatRequest, noOps);
+    expect(seen[0].body).not.toHaveProperty('frequency_penalty');
+    expect(noOps.adjustments.dropped).toEqual([]);
+
+    const real = { ...call('groq', 'llama-3.3-70b-versatile'), adjustments: new Adjustments() };
+    await adapter.chat({ model: 'm', messages: [{ role: 'user', content: 'hi' }], frequency_penalty: 0.5, logit_bias: { '50256': -100 } } as ChatRequest, real);
+    expect(seen[1].body).not.toHaveProperty('frequency_penalty');
+    expect(real.adjustments.dropped.sort()).toEqual(['frequency_penalty', 'logit_bias']);
   });
 });

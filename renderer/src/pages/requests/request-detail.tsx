@@ -3,6 +3,7 @@ import { api } from '../../api/api-client.ts';
 import type { RequestRow } from '../../api/types.ts';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
 import { ErrorNote } from '../../components/query-state.tsx';
+import { RequestAdjustments } from './request-adjustments.tsx';
 import { formatDateTime, formatMs, formatTokens, formatUsd } from '../../format/format-numbers.ts';
 
 /** One request: its attempts in order and why it was routed that way. */
@@ -29,6 +30,7 @@ export function RequestDetail({ row, onClose }: { row: RequestRow | null; onClos
           </dl>
           <h3>Route reason</h3>
           <p>{r.route_reason ?? '—'}</p>
+          <RequestAdjustments adjustments={r.adjustments} />
           <h3>Attempts</h3>
           <div className="table-wrap">
             <table>
