@@ -137,7 +137,7 @@ describe('every dashboard page in light and dark: screenshots, accessibility, ke
     await row.getByRole('button').click();
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();
-    await dialog.getByRole('cell', { name: /explore-1, subagent of main/ }).waitFor();
+    await dialog.getByRole('cell', { name: /explore-1\W+subagent of main/ }).waitFor();
     await expect.poll(() => dialog.getByRole('row').count()).toBeGreaterThanOrEqual(1 + 2 + 1 + 5);
     expect(await dialog.textContent()).toContain('llama-3.3-70b');
     await page.screenshot({ path: join(SCREENSHOTS, 'sessions-detail-light.png') });
