@@ -185,7 +185,8 @@ export class UsageQueries {
    * (status, ts) index. `cursor` continues after the previous page's last session.
    */
   sessions(range: UsageRange, filter: LogFilter, limit: number, cursor: { ts: number; session: string } | null): SessionPage {
-    const where = ['day >= @fromDay', 'day < @toDay'];
+    // `+day`: scanned in key order (session first), which groups without sorting; see the migration.
+    const where = ['+day >= @fromDay', '+day < @toDay'];
     const params: Record<string, string | number> = { fromDay: Math.floor(range.from / DAY_MS), toDay: Math.ceil(range.to / DAY_MS), limit: limit + 1 };
     const having: string[] = [];
     if (filter.provider !== undefined) {
