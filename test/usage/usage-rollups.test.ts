@@ -93,7 +93,7 @@ describe('usage rollups kept per batch', () => {
     // Schema 5 as the previous version left it: with the per-row trigger (here one rollup of it), without schema 7's cache and reasoning columns.
     db.exec(`CREATE TRIGGER usage_rollups AFTER INSERT ON usage BEGIN UPDATE usage_daily SET requests = requests + 1; END;
       ALTER TABLE usage DROP COLUMN cache_read_tokens; ALTER TABLE usage DROP COLUMN cache_write_5m_tokens; ALTER TABLE usage DROP COLUMN cache_write_1h_tokens; ALTER TABLE usage DROP COLUMN reasoning_tokens; ALTER TABLE usage DROP COLUMN adjustments;
-      DROP INDEX usage_session_ts; DROP TABLE usage_sessions; DROP INDEX usage_status_ts; CREATE INDEX usage_status_ts ON usage(status, ts); ALTER TABLE usage DROP COLUMN session_id; ALTER TABLE usage DROP COLUMN session_source; ALTER TABLE usage DROP COLUMN agent_id; ALTER TABLE usage DROP COLUMN parent_agent_id; ALTER TABLE usage DROP COLUMN cache_saved_usd;
+      DROP INDEX usage_session_ts; DROP INDEX usage_status_session; DROP TABLE usage_sessions; ALTER TABLE usage DROP COLUMN session_id; ALTER TABLE usage DROP COLUMN session_source; ALTER TABLE usage DROP COLUMN agent_id; ALTER TABLE usage DROP COLUMN parent_agent_id; ALTER TABLE usage DROP COLUMN cache_saved_usd;
       PRAGMA user_version = 5;`);
     db.close();
     db = openDatabase(dir);
