@@ -8,7 +8,7 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: 'forks',
     projects: [
-      { extends: true, test: { name: 'core', include: ['test/**/*.test.ts'], environment: 'node', globalSetup: ['test/e2e/build-dashboard.global-setup.ts'] } },
+      { extends: true, test: { name: 'core', include: ['test/**/*.test.ts'], exclude: ['test/agents/**', '**/node_modules/**'], environment: 'node', globalSetup: ['test/e2e/build-dashboard.global-setup.ts'] } },
       { extends: true, plugins: [react()], test: { name: 'renderer', include: ['renderer/src/**/*.test.{ts,tsx}'], environment: 'jsdom', setupFiles: ['renderer/src/test-support/setup.ts'] } },
     ],
   },

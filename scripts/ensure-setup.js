@@ -5,6 +5,8 @@
 //   node scripts/ensure-setup.js test [vitest args]   install if needed, then run the test suite
 //   node scripts/ensure-setup.js start [cli args]     install if needed, then run the Patchbay CLI
 //   node scripts/ensure-setup.js bench [args]         install if needed, then run the benchmark
+//   node scripts/ensure-setup.js agents [vitest args] install if needed (and the real agents into
+//                                                      test/agents, scripts/ensure-agents.js), then run the agent tests
 //
 // Steps: (1) a Node 22.18+ (else Node 24 from the npm registry's node-<platform>-<arch> package,
 // unpacked into .tools/node); (2) npm ci when node_modules is missing or older than the lockfile;
@@ -19,6 +21,7 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NODE_ENV, NODE_FLAGS } from '../bin/node-flags.js';
+import { ensureAgentsInstalled } from './ensure-agents.js';
 import { ensureCoreBuilt } from './build-core.js';
 import { ensureRendererBuilt } from './build-renderer.js';
 import { planSystemPackages } from './system-packages.js';
@@ -107,6 +110,7 @@ function secretServiceRunning(env) {
 
 /** Installs (apt-get, as root) or names what this machine lacks; exits when the mode cannot go on without it. */
 function ensureSystemPackages(mode, env) {
+  if (mode === 'agents') mode = 'test';
   if (mode !== 'test' && mode !== 'start') return false;
   const secretService = secretServiceRunning(env);
   const plan = planSystemPackages({
@@ -173,6 +177,10 @@ if (mode === 'start' && (rest[0] === 'serve' || rest[0] === 'ui')) {
 
 let command;
 if (mode === 'test') command = [node, join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...rest];
+else if (mode === 'agents') {
+  ensureAgentsInstalled(env, say);
+  command = [node, join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', join(root, 'test', 'agents', 'vitest.config.ts'), ...rest];
+}
 else if (mode === 'start') {
   command = [node, ...NODE_FLAGS, join(root, 'bin', 'patchbay.js'), ...rest];
   for (const [name, value] of Object.entries(NODE_ENV)) env[name] ??= value;
@@ -180,7 +188,7 @@ else if (mode === 'start') {
 else if (mode === 'bench') command = [node, join(root, 'bench', 'run-bench.ts'), ...rest];
 else if (mode === 'install') process.exit(0);
 else {
-  say(`unknown mode "${mode}" (use test, start, bench or install)`);
+  say(`unknown mode "${mode}" (use test, agents, start, bench or install)`);
   process.exit(2);
 }
 
@@ -189,7 +197,7 @@ else {
 // folder, so the run never meets (or prompts for) a keyring left by an earlier session, and never
 // touches the user's own.
 const keychainPackages = process.platform === 'linux' && hasCommand('dbus-run-session') && hasCommand('gnome-keyring-daemon');
-if (mode === 'test' && process.platform === 'linux' && !hasSecretService && keychainPackages) {
+if ((mode === 'test' || mode === 'agents') && process.platform === 'linux' && !hasSecretService && keychainPackages) {
   env.XDG_DATA_HOME = mkdtempSync(join(tmpdir(), 'patchbay-keyring-'));
   command = ['dbus-run-session', '--', 'sh', '-c', `echo -n pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null; exec ${command.map(shellQuote).join(' ')}`];
 }

@@ -42,14 +42,20 @@ Revokes the key: requests with it get 401 from then on.`,
 const PROVIDERS: Record<string, string> = {
   list: `Usage: patchbay providers list [--json]
 
-Lists providers and where each one's key comes from: env, keychain or none (never the key).`,
-  'set-key': `Usage: patchbay providers set-key NAME
+Lists providers and where each one's key comes from: env, keychain or none, and the labels of its
+keys in the order requests use them (never a key), with a line for each key that is resting or withheld.`,
+  'set-key': `Usage: patchbay providers set-key NAME [--label LABEL]
 
 Reads the provider's secret from standard input and stores it in the OS keychain, e.g.
-  echo "$ANTHROPIC_KEY" | patchbay providers set-key anthropic`,
-  'delete-key': `Usage: patchbay providers delete-key NAME
+  echo "$ANTHROPIC_KEY" | patchbay providers set-key anthropic
+  echo "$GROQ_WORK_KEY" | patchbay providers set-key groq --label work
 
-Deletes the provider's secret from the OS keychain (an environment variable, if set, still applies).`,
+  --label LABEL   one more key of the provider under this label (1 to 32 of a-z, 0-9, - and _);
+                  the same label again replaces that key. Without it: the unlabelled "default" key.`,
+  'delete-key': `Usage: patchbay providers delete-key NAME [--label LABEL]
+
+Deletes the provider's secret (the one under LABEL, else the default one) from the OS keychain
+(an environment variable, if set, still applies).`,
   test: `Usage: patchbay providers test NAME
 
 A cheap authenticated call to the provider (lists its models; costs no tokens). Exits 1 when it fails.`,
@@ -93,17 +99,41 @@ Starts the router (default http://127.0.0.1:8790/v1). Stop it with Ctrl-C: in-fl
   keys: `Usage:\n${Object.values(KEYS).map((text) => `  ${text.split('\n')[0].replace('Usage: ', '')}`).join('\n')}\n\nKey settings:\n${KEY_FLAGS}\n\n"patchbay keys create --help" and the like tell more.`,
   providers: `Usage:\n${Object.values(PROVIDERS).map((text) => `  ${text.split('\n')[0].replace('Usage: ', '')}`).join('\n')}\n\n"patchbay providers set-key --help" and the like tell more.`,
   routing: `Usage:\n${Object.values(ROUTING).map((text) => `  ${text.split('\n')[0].replace('Usage: ', '')}`).join('\n')}\n\n"patchbay routing explain --help" and the like tell more.`,
-  usage: `Usage: patchbay usage [--month YYYY-MM] [--by model|provider|key|day|session] [--json] [--export csv|json]
+  claude: agentHelp('claude', 'Claude Code', 'ANTHROPIC_BASE_URL, ANTHROPIC_AUTH_TOKEN, and from the profile ANTHROPIC_MODEL (with the opus and\nsonnet tiers), ANTHROPIC_DEFAULT_HAIKU_MODEL (background), CLAUDE_CODE_SUBAGENT_MODEL, and\nCLAUDE_CODE_AUTO_COMPACT_WINDOW / CLAUDE_CODE_MAX_CONTEXT_TOKENS (the window; for a non-Claude main model\nPatchbay\'s catalog window when the profile sets none)'),
+  codex: agentHelp('codex', 'Codex CLI', 'PATCHBAY_KEY, and "-c" overrides (your config.toml is never edited): model_provider "patchbay" with\nits base_url, env_key and wire_api "responses", and from the profile model and model_context_window'),
+  agents: `Usage: patchbay agents show [--json]
+       patchbay agents set claude [--main MODEL] [--background MODEL] [--subagent MODEL] [--context-window N]
+       patchbay agents set codex [--main MODEL] [--context-window N]
+
+The profiles "patchbay claude" and "patchbay codex" start the agents with, saved in config.json
+(agents.claude, agents.codex) and validated with it. "none" clears a field. Claude Code: main is
+ANTHROPIC_MODEL (and its opus and sonnet tiers), background its haiku tier (session titles and
+other background work), subagent CLAUDE_CODE_SUBAGENT_MODEL; context-window the main model's real
+window (Claude Code assumes 1M tokens for models it does not know). Codex: its model and window.`,
+  usage: `Usage: patchbay usage [--month YYYY-MM] [--by model|provider|provider-key|key|day|session] [--json] [--export csv|json]
 
 A month's totals (default: this month, UTC), grouped by model unless --by says otherwise.
 
   --month YYYY-MM      the month (UTC)
-  --by GROUP           model, provider, key, day or session (each session with its
-                       agents nested, cost and what prompt caching saved)
+  --by GROUP           model, provider, provider-key (each provider key by label), key, day or
+                       session (each session with its agents nested, cost and what prompt caching saved)
   --json               the totals as JSON
   --export csv|json    every request of the month, one row each (CSV cells that a spreadsheet
                        would run as a formula are prefixed with ')`,
 };
+
+function agentHelp(agent: string, name: string, sets: string): string {
+  return `Usage: patchbay ${agent} [--key KEY] [--print] [--data-dir DIR] [--config FILE] [--] [${agent} arguments]
+
+Starts ${name} (the "${agent}" on PATH) through the running Patchbay. Everything after Patchbay's own
+options (or after "--") goes to ${agent} as it is, --help included; its exit code is this command's.
+
+  --key KEY   the Patchbay key to give it (else PATCHBAY_KEY, else one made for ${agent} on first use
+              and kept in the OS keychain, made again if revoked)
+  --print     print the equivalent shell commands instead of starting it (the key as $PATCHBAY_KEY)
+
+It sets ${sets}.`;
+}
 
 const SUBCOMMANDS: Record<string, Record<string, string>> = { keys: KEYS, providers: PROVIDERS, routing: ROUTING };
 

@@ -7,7 +7,7 @@ import { loadAdminToken } from '../app/admin-token.ts';
 import { resolveDataDir } from '../config/data-dir.ts';
 import { loadConfigFile } from '../config/load-config.ts';
 import { KeyStore } from '../keys/key-store.ts';
-import { createKeySchema, explainRouteSchema, keySettingsSchema, providerSecretSchema, routingSettingsSchema, usageSessionsQuerySchema } from '../management/management-schemas.ts';
+import { createKeySchema, explainRouteSchema, keySettingsSchema, providerKeyLabelSchema, providerSecretSchema, routingSettingsSchema, usageSessionsQuerySchema } from '../management/management-schemas.ts';
 import { callManagementApi, ManagementApiError } from '../management/call-management-api.ts';
 import { ManagementService } from '../management/management-service.ts';
 import { validateBody } from '../http/validate-body.ts';
@@ -128,8 +128,8 @@ function createLocalManagement(service: ManagementService): Management {
     rotateKey: async (id) => service.rotateKey(id),
     revokeKey: async (id) => service.revokeKey(id),
     listProviders: async () => service.listProviders(),
-    setProviderSecret: async (name, secret) => service.setProviderSecret(name, validateBody(providerSecretSchema, { secret }).secret),
-    deleteProviderSecret: async (name) => service.deleteProviderSecret(name),
+    setProviderSecret: async (name, secret, label) => service.setProviderSecret(name, validateBody(providerSecretSchema, { secret }).secret, label === undefined ? undefined : validateBody(providerKeyLabelSchema, { label }).label),
+    deleteProviderSecret: async (name, label) => service.deleteProviderSecret(name, label === undefined ? undefined : validateBody(providerKeyLabelSchema, { label }).label),
     testProvider: (name) => service.testProvider(name),
     getRouting: async () => service.getRouting(),
     setRouting: async (input) => service.setRouting(validateBody(routingSettingsSchema, input)),
@@ -162,8 +162,8 @@ function createHttpManagement(baseUrl: string, token: string): Management {
     rotateKey: (id) => call('POST', `/keys/${enc(id)}/rotate`),
     revokeKey: (id) => call('POST', `/keys/${enc(id)}/revoke`),
     listProviders: async () => (await call('GET', '/providers')).data,
-    setProviderSecret: (name, secret) => call('PUT', `/providers/${enc(name)}/secret`, { secret }),
-    deleteProviderSecret: (name) => call('DELETE', `/providers/${enc(name)}/secret`),
+    setProviderSecret: (name, secret, label) => call('PUT', label === undefined ? `/providers/${enc(name)}/secret` : `/providers/${enc(name)}/secrets/${enc(label)}`, { secret }),
+    deleteProviderSecret: (name, label) => call('DELETE', label === undefined ? `/providers/${enc(name)}/secret` : `/providers/${enc(name)}/secrets/${enc(label)}`),
     testProvider: (name) => call('POST', `/providers/${enc(name)}/test`),
     getRouting: () => call('GET', '/routing'),
     setRouting: (input) => call('PUT', '/routing', input),

@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/load-config.ts';
 import { PatchbayError } from '../errors/patchbay-error.ts';
+import { runAgentCommand } from './agent-command.ts';
+import { runAgentsCommand } from './agents-command.ts';
 import { commandHelp, wantsHelp } from './command-help.ts';
 import { runKeysCommand } from './keys-command.ts';
 import { runProvidersCommand } from './providers-command.ts';
@@ -25,13 +27,19 @@ Usage:
   patchbay providers set-key NAME    Reads the secret from stdin into the OS keychain.
   patchbay providers delete-key NAME
   patchbay providers test NAME       A cheap authenticated call to the provider.
-  patchbay usage [--month YYYY-MM] [--by model|provider|key|day|session] [--json] [--export csv|json]
+  patchbay usage [--month YYYY-MM] [--by model|provider|provider-key|key|day|session] [--json] [--export csv|json]
       A month's totals (default: this month, UTC).
   patchbay routing show|strategy|fallback|alias|explain|pause|resume ...
       The default strategy, fallback chains, custom aliases; which provider now, and why.
   patchbay ui [--no-open]
       Opens the running Patchbay's dashboard in a browser, signed in: prints a one-time
       sign-in link (it works once, for 10 minutes) and opens it when a display is available.
+  patchbay claude [--key KEY] [--print] [--] [claude arguments]
+  patchbay codex [--key KEY] [--print] [--] [codex arguments]
+      Starts Claude Code / Codex CLI through the running Patchbay, with a key of its own
+      (made on first use, kept in the keychain) and its profile (patchbay agents).
+  patchbay agents show [--json] | set claude|codex [--main M] [--background M] [--subagent M] [--context-window N]
+      The models and window "patchbay claude" and "patchbay codex" start the agents with.
 
 While "patchbay serve" runs, these commands go through its management API; otherwise they
 work on the data dir directly.
@@ -64,7 +72,9 @@ const defaultIo: CliIo = {
 export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<number> {
   const [command, ...rest] = argv;
   // Help comes before any other check, so "keys create --help" never asks for --name first.
-  const help = command === 'help' ? commandHelp(rest[0] ?? '', rest[1]) : wantsHelp(rest) ? commandHelp(command ?? '', rest[0]) : null;
+  // The agents' own --help goes to them: "patchbay help claude" tells Patchbay's side.
+  const passesThrough = command === 'claude' || command === 'codex';
+  const help = command === 'help' ? commandHelp(rest[0] ?? '', rest[1]) : !passesThrough && wantsHelp(rest) ? commandHelp(command ?? '', rest[0]) : null;
   if (help) {
     io.out(help);
     return 0;
@@ -83,6 +93,11 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
         return await runRoutingCommand(rest, io);
       case 'ui':
         return await runUiCommand(rest, io);
+      case 'claude':
+      case 'codex':
+        return await runAgentCommand(command, rest, io);
+      case 'agents':
+        return await runAgentsCommand(rest, io);
       case '-v':
       case '--version':
       case 'version':

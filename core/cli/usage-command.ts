@@ -1,10 +1,11 @@
-import { currentMonth, monthRange } from '../usage/usage-store.ts';
+import { currentMonth, monthRange, USAGE_GROUPS } from '../usage/usage-store.ts';
 import { connectManagement, type Management } from './connect-management.ts';
 import type { SessionAgent } from '../usage/usage-views.ts';
 import { formatTable } from './format-table.ts';
 import { parseCommand, UsageError, type CliIo } from './run-cli.ts';
 
-const GROUPS = ['model', 'provider', 'key', 'day', 'session'] as const;
+/** The summary's groupings, and `session`: the month's sessions (GET /api/usage/sessions). */
+const GROUPS = [...USAGE_GROUPS, 'session'] as const;
 
 export async function runUsageCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseCommand(args, { month: { type: 'string' }, json: { type: 'boolean' }, by: { type: 'string' }, export: { type: 'string' } });

@@ -47,6 +47,13 @@ export const aliasesSchema = z.record(
   z.array(modelNameSchema).min(1, 'must list at least one model').max(MAX_ALIAS_MEMBERS, `must list at most ${MAX_ALIAS_MEMBERS} models`),
 );
 
+/** How a provider's labelled keys take requests: each in order (the next only when one rests), or spread evenly. */
+export const KEY_ORDERS = ['ordered', 'spread'] as const;
+export type KeyOrder = (typeof KEY_ORDERS)[number];
+
+/** A provider key's label (`providers set-key groq --label work`); the unlabelled key is "default". */
+export const keyLabelSchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'labels are 1 to 32 lower-case letters, digits, - and _');
+
 /** A provider's name in config: what clients put before the slash in `name/model`. */
 export const providerNameSchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'provider names are 1 to 40 lower-case letters, digits, - and _');
 
@@ -60,8 +67,36 @@ export const providerConfigSchema = z.strictObject({
   apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name').optional(),
   /** Models a user-defined provider serves (listed in /v1/models); any model id is still passed through when pinned. */
   models: z.array(providerModelSchema).optional(),
+  /** With several labelled keys: try them in order (the default key first), or spread requests across them. */
+  keyOrder: z.enum(KEY_ORDERS).optional(),
 });
 export type ProviderConfig = z.infer<typeof providerConfigSchema>;
+
+/** A context window in tokens, as a coding agent is told it (CLAUDE_CODE_AUTO_COMPACT_WINDOW, Codex's model_context_window). */
+const contextWindowSchema = z.number().int('must be a whole number of tokens').min(1_000, 'must be at least 1,000 tokens').max(10_000_000, 'must be at most 10,000,000 tokens');
+
+/**
+ * agents.claude: what `patchbay claude` gives Claude Code. `main` is its main model (ANTHROPIC_MODEL,
+ * and the opus and sonnet tiers), `background` its haiku tier (session titles, summaries and other
+ * background work), `subagent` the model of its subagents; `contextWindow` the main model's real
+ * window, for a model Claude Code does not know (it assumes 1M tokens for those).
+ */
+export const claudeProfileSchema = z.strictObject({
+  main: modelNameSchema.optional(),
+  background: modelNameSchema.optional(),
+  subagent: modelNameSchema.optional(),
+  contextWindow: contextWindowSchema.optional(),
+});
+
+/** agents.codex: what `patchbay codex` gives Codex CLI (as `-c` overrides): its model and that model's window. */
+export const codexProfileSchema = z.strictObject({
+  main: modelNameSchema.optional(),
+  contextWindow: contextWindowSchema.optional(),
+});
+
+export const agentsSchema = z.strictObject({ claude: claudeProfileSchema.optional(), codex: codexProfileSchema.optional() });
+export type AgentProfiles = z.infer<typeof agentsSchema>;
+export type AgentName = keyof AgentProfiles;
 
 export const configSchema = z.strictObject({
   server: z
@@ -119,6 +154,8 @@ export const configSchema = z.strictObject({
       aliases: aliasesSchema.optional(),
     })
     .optional(),
+  /** The coding agents `patchbay claude` and `patchbay codex` start: their models and windows. */
+  agents: agentsSchema.optional(),
   usage: z
     .strictObject({
       /** Flat fee in USD added to every request's cost. */

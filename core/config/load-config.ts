@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { BUILTIN_PROVIDERS } from './builtin-providers.ts';
-import { configSchema, type PatchbayConfigFile, type Protocol, type Strategy } from './config-schema.ts';
+import { configSchema, type AgentProfiles, type KeyOrder, type PatchbayConfigFile, type Protocol, type Strategy } from './config-schema.ts';
 
 export const DEFAULT_PORT = 8790;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -17,6 +17,8 @@ export interface ResolvedProvider {
   /** User-defined providers need no secret (a local Ollama has none). */
   requiresKey: boolean;
   models: NonNullable<NonNullable<PatchbayConfigFile['providers']>[string]['models']>;
+  /** How requests use the provider's labelled keys (providers.NAME.keyOrder, default "ordered"). */
+  keyOrder: KeyOrder;
 }
 
 export interface PatchbayConfig {
@@ -54,6 +56,8 @@ export interface PatchbayConfig {
   revision: number;
   /** Routing paused from the tray or dashboard: /v1 requests get a 503 until resumed. Not saved: a restart resumes. */
   paused: boolean;
+  /** agents: the profiles `patchbay claude` and `patchbay codex` start the agents with. */
+  agents: AgentProfiles;
 }
 
 /** Raised when the config file cannot be used; the message lists the path and every bad field. */
@@ -112,6 +116,7 @@ function resolveConfig(file: PatchbayConfigFile, path: string | null): PatchbayC
       builtin: true,
       requiresKey: true,
       models: own.models ?? [],
+      keyOrder: own.keyOrder ?? 'ordered',
     });
   }
   for (const [name, own] of Object.entries(configured)) {
@@ -129,6 +134,7 @@ function resolveConfig(file: PatchbayConfigFile, path: string | null): PatchbayC
       builtin: false,
       requiresKey: false,
       models: own.models ?? [],
+      keyOrder: own.keyOrder ?? 'ordered',
     });
   }
   const headersTimeoutMs = file.server?.headersTimeoutMs ?? 10_000;
@@ -172,6 +178,7 @@ function resolveConfig(file: PatchbayConfigFile, path: string | null): PatchbayC
     aliases: new Map(Object.entries(file.routing?.aliases ?? {})),
     revision: 0,
     paused: false,
+    agents: file.agents ?? {},
   };
 }
 

@@ -1,11 +1,12 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { tokensEqual } from '../app/admin-token.ts';
-import { InvalidRequestError, PatchbayError } from '../errors/patchbay-error.ts';
+import { InvalidRequestError, PatchbayError, RateLimitError } from '../errors/patchbay-error.ts';
 import {
   createKeySchema,
   explainRouteSchema,
   newProviderSchema,
   keySettingsSchema,
+  providerKeyLabelSchema,
   providerSecretSchema,
   providerSettingsSchema,
   routingSettingsSchema,
@@ -19,7 +20,7 @@ import {
 } from '../management/management-schemas.ts';
 import { serveEvents } from './serve-events.ts';
 import type { ManagementService } from '../management/management-service.ts';
-import { clearedSessionCookie, readSessionCookies, sessionCookie, type DashboardSessions } from './dashboard-sessions.ts';
+import { clearedSessionCookie, readSessionCookies, SESSION_HEADER, sessionCookie, type DashboardSessions } from './dashboard-sessions.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { renderError } from './render-error.ts';
 import { validateBody } from './validate-body.ts';
@@ -35,11 +36,22 @@ export interface ApiDeps {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** Which credential a request carries: the admin token, a live dashboard session, or neither. */
+/** The page's half of a dashboard session, if the request carries one. */
+function sessionToken(req: Request): string | undefined {
+  const value = req.headers[SESSION_HEADER];
+  return typeof value === 'string' ? value.trim() : undefined;
+}
+
+/**
+ * Which credential a request carries: the admin token, a live dashboard session (its cookie and
+ * its X-Patchbay-Session header, both), or neither.
+ */
 function authenticateManagement(req: Request, deps: ApiDeps): 'admin' | 'session' | null {
   const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
   if (match && tokensEqual(match[1], deps.adminToken)) return 'admin';
-  return readSessionCookies(req.headers.cookie).some((id) => deps.sessions.check(id)) ? 'session' : null;
+  const token = sessionToken(req);
+  if (token === undefined) return null;
+  return readSessionCookies(req.headers.cookie).some((id) => deps.sessions.check(id, token)) ? 'session' : null;
 }
 
 type Handler = (req: Request) => unknown;
@@ -69,15 +81,18 @@ export function createApiRouter(deps: ApiDeps): express.Router {
   });
 
   // Signing in is one of the two calls without credentials: the one-time code is the credential.
+  // The answer holds the page's half of the session (kept in the page's own storage), the cookie the other.
   router.post('/session', async (req: Request, res: Response) => {
     try {
       const input = await readJsonBody(req);
       const code = (input as { code?: unknown } | null)?.code;
       if (typeof code !== 'string') throw new InvalidRequestError('Send {"code": "<the code after #code= in the sign-in link>"}.', 'code');
-      const id = deps.sessions.redeemCode(code);
+      // Wrong codes are counted per connection: a guessing loop slows itself down, never the user.
+      const { id, token } = deps.sessions.redeemCode(code, req.socket);
       res.setHeader('set-cookie', sessionCookie(id, deps.sessions.sessionMaxAgeMs));
-      res.status(204).end();
+      res.json({ token, header: 'X-Patchbay-Session', expires_in_s: Math.floor(deps.sessions.sessionMaxAgeMs / 1000) });
     } catch (error) {
+      if (error instanceof RateLimitError) res.setHeader('connection', 'close');
       renderError(res, error, deps.log);
     }
   });
@@ -100,7 +115,7 @@ export function createApiRouter(deps: ApiDeps): express.Router {
     if (!auth) {
       return renderError(
         res,
-        new PatchbayError('The management API needs the admin token (the file "admin-token" in Patchbay\'s data dir) as "Authorization: Bearer <token>", or a dashboard session (sign in with the link from "patchbay ui"); /v1 keys are not accepted here.', {
+        new PatchbayError('The management API needs the admin token (the file "admin-token" in Patchbay\'s data dir) as "Authorization: Bearer <token>", or a dashboard session (sign in with the link from "patchbay ui"; the dashboard page sends its cookie and its X-Patchbay-Session header); /v1 keys are not accepted here.', {
           status: 401,
           type: 'invalid_request_error',
           code: 'invalid_admin_token',
@@ -116,7 +131,8 @@ export function createApiRouter(deps: ApiDeps): express.Router {
     res.json({ signed_in: true });
   });
   router.delete('/session', (req: Request, res: Response) => {
-    for (const id of readSessionCookies(req.headers.cookie)) deps.sessions.end(id);
+    const token = sessionToken(req);
+    for (const id of readSessionCookies(req.headers.cookie)) if (deps.sessions.check(id, token)) deps.sessions.end(id);
     res.setHeader('set-cookie', clearedSessionCookie());
     res.status(204).end();
   });
@@ -143,6 +159,7 @@ export function createApiRouter(deps: ApiDeps): express.Router {
   const body = async <T>(req: Request, schema: Parameters<typeof validateBody>[0]) => validateBody(schema, await readJsonBody(req)) as T;
   const query = (req: Request) => validateBody(usageQuerySchema, { ...req.query });
   const param = (req: Request, name: string) => String((req.params as Record<string, string>)[name]);
+  const keyLabel = (req: Request) => validateBody(providerKeyLabelSchema, { label: param(req, 'label') }).label;
 
   router.get('/status', json(() => management.status()));
 
@@ -164,9 +181,13 @@ export function createApiRouter(deps: ApiDeps): express.Router {
   });
   router.post('/providers/:name/discover', json((req) => management.discoverProviderModels(param(req, 'name'))));
   router.get('/models', json(() => management.listModels()));
+  router.get('/agents', json(() => management.agents()));
   router.patch('/providers/:name', json(async (req) => management.updateProvider(param(req, 'name'), await body(req, providerSettingsSchema))));
   router.put('/providers/:name/secret', json(async (req) => management.setProviderSecret(param(req, 'name'), (await body<{ secret: string }>(req, providerSecretSchema)).secret)));
   router.delete('/providers/:name/secret', json((req) => management.deleteProviderSecret(param(req, 'name'))));
+  // A labelled key (several keys per provider); /secret above is the unlabelled "default" one.
+  router.put('/providers/:name/secrets/:label', json(async (req) => management.setProviderSecret(param(req, 'name'), (await body<{ secret: string }>(req, providerSecretSchema)).secret, keyLabel(req))));
+  router.delete('/providers/:name/secrets/:label', json((req) => management.deleteProviderSecret(param(req, 'name'), keyLabel(req))));
   router.post('/providers/:name/test', json((req) => management.testProvider(param(req, 'name'))));
 
   router.get('/routing', json(() => management.getRouting()));

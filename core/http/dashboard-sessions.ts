@@ -1,7 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { PatchbayError, RateLimitError } from '../errors/patchbay-error.ts';
 
 export const SESSION_COOKIE = 'patchbay_session';
+/** The header carrying the page's half of a session (the half other local servers never see). */
+export const SESSION_HEADER = 'x-patchbay-session';
 
 export interface DashboardSessionOptions {
   /** The clock (ms since the epoch); tests pass their own to expire codes and sessions. */
@@ -13,7 +15,7 @@ export interface DashboardSessionOptions {
   sessionMaxAgeMs?: number;
   /** Sessions kept at once; a new one beyond this ends the oldest. */
   maxSessions?: number;
-  /** Failed sign-ins within failureWindowMs that lock sign-in for lockoutMs. */
+  /** Failed sign-ins from one source (a client connection) within failureWindowMs that throttle that source for lockoutMs. */
   failureLimit?: number;
   failureWindowMs?: number;
   lockoutMs?: number;
@@ -22,14 +24,29 @@ export interface DashboardSessionOptions {
 interface Session {
   createdAt: number;
   lastSeen: number;
+  /** SHA-256 of the page's half (sent in X-Patchbay-Session). */
+  tokenHash: Buffer;
+}
+
+/** The two halves of a session: the cookie (HttpOnly) and the page's secret (X-Patchbay-Session). */
+export interface SessionSecrets {
+  id: string;
+  token: string;
 }
 
 const MINUTE = 60_000;
+/** The source of attempts whose caller names none (tests, in-process callers). */
+const GLOBAL_SOURCE = {};
 const HOUR = 60 * MINUTE;
 
 /**
  * The dashboard's sign-in: one-time codes (printed by `patchbay serve` / `patchbay ui`, carried in a
- * URL fragment) exchanged for a session cookie, so the admin token never has to reach a browser.
+ * URL fragment) exchanged for a session, so the admin token never has to reach a browser.
+ *
+ * A session is two secrets, both needed: a cookie, and a token the page keeps in its origin's
+ * storage and sends as X-Patchbay-Session. Cookies ignore ports, so the browser hands the cookie to
+ * every server on 127.0.0.1 it visits; storage is per origin (port included), so the token stays
+ * with Patchbay's own page. Neither half opens /api alone.
  * Everything lives in memory, as SHA-256 hashes of the secrets: a memory dump or a log line shows no
  * usable code or session, and restarting Patchbay signs everyone out.
  */
@@ -47,8 +64,8 @@ export class DashboardSessions {
   private readonly codes = new Map<string, number>();
   /** Hash of a session id -> its times; insertion order is age order. */
   private readonly sessions = new Map<string, Session>();
-  private failures: number[] = [];
-  private lockedUntil = 0;
+  /** Per source (a client connection): its recent failure times and how long it is throttled. Weak: a closed connection takes its entry along. */
+  private readonly failures = new WeakMap<object, { times: number[]; lockedUntil: number }>();
 
   constructor(options: DashboardSessionOptions = {}) {
     this.now = options.now ?? Date.now;
@@ -74,24 +91,33 @@ export class DashboardSessions {
   }
 
   /**
-   * Exchanges a code for a new session id (256 bits). A used, unknown or expired code is a 401;
-   * after failureLimit failures in failureWindowMs every attempt is refused for lockoutMs, so the
-   * 2^128 codes cannot be guessed at HTTP speed (nor can anything be learned while locked).
+   * Exchanges a code for a new session. A valid unused code always works, from any source: nothing
+   * another process does can keep the user out. A used, unknown or expired code is a 401, counted
+   * against its source (the client's connection); after failureLimit of them in failureWindowMs
+   * that source's wrong codes get a 429 for lockoutMs (and the HTTP layer closes the connection).
+   * Guessing stays hopeless either way: a code is 128 random bits and at most maxCodes live at once.
    */
-  redeemCode(code: unknown): string {
+  redeemCode(code: unknown, source: object = GLOBAL_SOURCE): SessionSecrets {
     const now = this.now();
-    if (now < this.lockedUntil) {
-      throw new RateLimitError(
-        `Too many failed sign-in attempts; sign-in is paused for ${Math.ceil((this.lockedUntil - now) / 1000)} s. Then open a new link from "patchbay ui".`,
-        'rate_limit_exceeded',
-        (this.lockedUntil - now) / 1000,
-      );
-    }
     const hash = typeof code === 'string' && code.length > 0 && code.length <= 256 ? hashSecret(code) : '';
     const expiresAt = this.codes.get(hash);
     this.codes.delete(hash);
     if (expiresAt === undefined || expiresAt <= now) {
-      this.recordFailure(now);
+      const record = this.failures.get(source) ?? { times: [], lockedUntil: 0 };
+      this.failures.set(source, record);
+      if (now < record.lockedUntil) {
+        throw new RateLimitError(
+          `Too many wrong sign-in codes on this connection; it is refused for ${Math.ceil((record.lockedUntil - now) / 1000)} s. A valid link from "patchbay ui" still works (on a new connection).`,
+          'rate_limit_exceeded',
+          (record.lockedUntil - now) / 1000,
+        );
+      }
+      record.times = record.times.filter((at) => now - at < this.failureWindowMs);
+      record.times.push(now);
+      if (record.times.length >= this.failureLimit) {
+        record.lockedUntil = now + this.lockoutMs;
+        record.times = [];
+      }
       throw new PatchbayError(`This sign-in code is used, unknown or expired (a code works once, for ${Math.round(this.codeTtlMs / MINUTE)} minutes). Ask for a new link with "patchbay ui".`, {
         status: 401,
         type: 'invalid_request_error',
@@ -102,15 +128,17 @@ export class DashboardSessions {
     this.pruneSessions(now);
     while (this.sessions.size >= this.maxSessions) this.sessions.delete(this.sessions.keys().next().value as string);
     const id = randomBytes(32).toString('base64url');
-    this.sessions.set(hashSecret(id), { createdAt: now, lastSeen: now });
-    return id;
+    const token = randomBytes(32).toString('base64url');
+    this.sessions.set(hashSecret(id), { createdAt: now, lastSeen: now, tokenHash: createHash('sha256').update(token).digest() });
+    return { id, token };
   }
 
-  /** True for a live session (and marks it used, which keeps it from idling out). */
-  check(id: string): boolean {
+  /** True for a live session whose two halves match (and marks it used, which keeps it from idling out). */
+  check(id: string, token: string | undefined): boolean {
+    if (typeof token !== 'string' || token.length === 0 || token.length > 256) return false;
     const hash = hashSecret(id);
     const session = this.sessions.get(hash);
-    if (!session) return false;
+    if (!session || !timingSafeEqual(session.tokenHash, createHash('sha256').update(token).digest())) return false;
     const now = this.now();
     if (now - session.lastSeen >= this.sessionIdleMs || now - session.createdAt >= this.sessionMaxAgeMs) {
       this.sessions.delete(hash);
@@ -122,15 +150,6 @@ export class DashboardSessions {
 
   end(id: string): void {
     this.sessions.delete(hashSecret(id));
-  }
-
-  private recordFailure(now: number): void {
-    this.failures = this.failures.filter((at) => now - at < this.failureWindowMs);
-    this.failures.push(now);
-    if (this.failures.length >= this.failureLimit) {
-      this.lockedUntil = now + this.lockoutMs;
-      this.failures = [];
-    }
   }
 
   private pruneSessions(now: number): void {
@@ -157,7 +176,8 @@ export function readSessionCookies(header: string | undefined): string[] {
 
 /**
  * HttpOnly keeps it from page scripts, SameSite=Strict from other sites' requests. No Secure flag:
- * Patchbay serves plain http on loopback, where a Secure cookie would never be sent back.
+ * Patchbay serves plain http on loopback, where a Secure cookie would never be sent back. Other
+ * servers on this machine do receive it (cookies ignore ports): alone it opens nothing.
  */
 export function sessionCookie(id: string, maxAgeMs: number): string {
   return `${SESSION_COOKIE}=${id}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${Math.floor(maxAgeMs / 1000)}`;

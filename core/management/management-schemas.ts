@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { aliasesSchema, fallbacksSchema, modelNameSchema, providerModelSchema, providerNameSchema, STRATEGIES } from '../config/config-schema.ts';
+import { aliasesSchema, fallbacksSchema, KEY_ORDERS, keyLabelSchema, modelNameSchema, providerModelSchema, providerNameSchema, STRATEGIES } from '../config/config-schema.ts';
 
 const isoDate = z
   .string()
@@ -28,6 +28,9 @@ export const providerSecretSchema = z.strictObject({
     .refine((s) => !/\s/.test(s), 'must not contain spaces or line breaks'),
 });
 
+/** A provider key's label, as the path of PUT and DELETE /api/providers/NAME/secrets/LABEL and `--label` take it. */
+export const providerKeyLabelSchema = z.strictObject({ label: keyLabelSchema });
+
 const baseUrlSchema = z.url({ protocol: /^https?$/, message: 'must be an http:// or https:// URL' });
 
 export const providerSettingsSchema = z.strictObject({
@@ -35,6 +38,8 @@ export const providerSettingsSchema = z.strictObject({
   baseUrl: baseUrlSchema.optional(),
   /** A user-defined provider's models (replaces the list). */
   models: z.array(providerModelSchema).max(500).optional(),
+  /** How requests use the provider's labelled keys: in order, or spread across them. */
+  keyOrder: z.enum(KEY_ORDERS).optional(),
 });
 export type ProviderSettingsInput = z.infer<typeof providerSettingsSchema>;
 
@@ -76,7 +81,7 @@ export type ExplainRouteInput = z.infer<typeof explainRouteSchema>;
 
 export const usageQuerySchema = z.strictObject({
   month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must look like 2026-11').optional(),
-  group_by: z.enum(['key', 'provider', 'model', 'day']).optional(),
+  group_by: z.enum(['key', 'provider', 'provider-key', 'model', 'day']).optional(),
   limit: z.coerce.number().int().min(1).max(10_000).optional(),
   format: z.enum(['csv', 'json']).optional(),
 });

@@ -5,13 +5,16 @@ import { discoverModels, type DiscoveredModel } from '../providers/discover-mode
 import type { RouteExplanation, Router } from '../routing/router.ts';
 import { applyConfigChange, type LiveConfig } from './apply-config-change.ts';
 import { listManagedModels, type ManagedModel } from './list-managed-models.ts';
+import { describeAgents } from './describe-agents.ts';
 import { InvalidRequestError, PatchbayError } from '../errors/patchbay-error.ts';
 import type { ApiKeyRecord, KeyStore } from '../keys/key-store.ts';
 import { testCredential, type CredentialTest } from '../providers/test-credential.ts';
 import { summarizeProvider, type HealthTracker } from '../routing/health-tracker.ts';
-import type { KeychainSecretStore } from '../secrets/keychain-secret-store.ts';
+import { DEFAULT_KEY_LABEL, type KeychainSecretStore } from '../secrets/keychain-secret-store.ts';
+import type { KeyHealthView } from '../secrets/key-ring.ts';
+import type { KeyOrder } from '../config/config-schema.ts';
 import { startOfMonth } from '../keys/key-limiter.ts';
-import { currentMonth, monthRange, type UsageStore } from '../usage/usage-store.ts';
+import { currentMonth, monthRange, type UsageGroup, type UsageStore } from '../usage/usage-store.ts';
 import type { ExplainRouteInput, KeySettingsInput, NewProviderInput, ProviderSettingsInput, RoutingSettingsInput, UsageLogQuery, UsageRangeQuery } from './management-schemas.ts';
 import { decodeCursor, type UsageRange } from '../usage/usage-queries.ts';
 import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, SessionPage, UsageSeries, UsageTotals } from '../usage/usage-views.ts';
@@ -49,6 +52,19 @@ export interface ProviderView {
   notice: string | null;
   /** The models configured for it (providers.NAME.models), as written: what an edit starts from. */
   models: ResolvedProvider['models'];
+  /** Its keys by label (the default first), each with its health; never a secret. */
+  keys: ProviderKeyView[];
+  /** How requests use its keys (providers.NAME.keyOrder). */
+  key_order: KeyOrder;
+}
+
+/** One key of a provider, by label: where it comes from, whether it is sent, and how it fared. */
+export interface ProviderKeyView extends KeyHealthView {
+  label: string;
+  source: 'env' | 'keychain';
+  /** Set for another origin than the provider's base URL now: not sent. */
+  withheld: boolean;
+  notice: string | null;
 }
 
 /** One provider on the status page: its breaker and health over the health window, across its endpoints. */
@@ -173,7 +189,22 @@ export class ManagementService {
       secret_withheld: withheld !== null,
       notice: withheld ? `${withheld}.` : null,
       models: p.models,
+      keys: this.keyViews(p),
+      key_order: p.keyOrder,
     };
+  }
+
+  private keyViews(p: ResolvedProvider): ProviderKeyView[] {
+    const { secrets } = this.deps;
+    return secrets.keys(p).map((key) => ({
+      label: key.label,
+      source: key.source,
+      withheld: key.withheld !== null,
+      notice: key.withheld ? `${key.withheld}.` : null,
+      ...(key.secret === undefined
+        ? { resting_until: null, rest_reason: null, last_error: null, last_used_at: null, requests_since_start: 0 }
+        : secrets.health.view(p.name, { label: key.label, secret: key.secret })),
+    }));
   }
 
   private requireProvider(name: string) {
@@ -189,15 +220,24 @@ export class ManagementService {
     return provider;
   }
 
-  setProviderSecret(name: string, secret: string): ProviderView {
+  /** Stores the provider's key under the label (the unlabelled "default" key when none is given), replacing one with the same label. */
+  setProviderSecret(name: string, secret: string, label = DEFAULT_KEY_LABEL): ProviderView {
     const provider = this.requireProvider(name);
-    this.deps.secrets.set(provider, secret);
+    this.deps.secrets.set(provider, secret, label);
     return this.providerView(provider);
   }
 
-  deleteProviderSecret(name: string): ProviderView {
+  deleteProviderSecret(name: string, label = DEFAULT_KEY_LABEL): ProviderView {
     const provider = this.requireProvider(name);
-    this.deps.secrets.delete(name);
+    if (label !== DEFAULT_KEY_LABEL && !this.deps.secrets.keys(provider).some((k) => k.label === label && k.source === 'keychain')) {
+      throw new PatchbayError(`${name} has no key labelled "${label}"; its keys: ${this.deps.secrets.keys(provider).map((k) => k.label).join(', ') || 'none'}.`, {
+        status: 404,
+        type: 'invalid_request_error',
+        code: 'provider_key_not_found',
+        param: 'label',
+      });
+    }
+    this.deps.secrets.delete(name, label);
     return this.providerView(provider);
   }
 
@@ -225,6 +265,7 @@ export class ManagementService {
       if (input.enabled !== undefined) own.enabled = input.enabled;
       if (input.baseUrl !== undefined) own.baseUrl = input.baseUrl;
       if (input.models !== undefined) own.models = input.models;
+      if (input.keyOrder !== undefined) own.keyOrder = input.keyOrder;
     });
     // applyConfigChange updates the provider's object in place.
     return this.providerView(provider);
@@ -251,7 +292,7 @@ export class ManagementService {
     applyConfigChange(this.live, (raw) => {
       delete section(raw, 'providers')[name];
     });
-    if (this.deps.secrets.source(provider) === 'keychain') this.deps.secrets.delete(name);
+    if (this.deps.secrets.available) this.deps.secrets.deleteAll(name);
   }
 
   /** The models a provider says it serves (its own GET /models), for the dashboard to pick from. */
@@ -312,7 +353,12 @@ export class ManagementService {
     return { data: listManagedModels(this.deps.catalog, this.deps.config) };
   }
 
-  usageSummary(month = currentMonth(), groupBy: 'key' | 'provider' | 'model' | 'day' = 'model') {
+  /** GET /api/agents: how `patchbay claude` / `patchbay codex` start the agents, as copyable text. */
+  agents() {
+    return describeAgents(this.deps.config, this.deps.configPath, this.deps.catalog, this.baseUrl);
+  }
+
+  usageSummary(month = currentMonth(), groupBy: UsageGroup = 'model') {
     const { from, to } = monthRange(month);
     return { month, group_by: groupBy, rows: this.deps.usage.totalsBy(groupBy, from, to) };
   }

@@ -1,6 +1,7 @@
 import type { Endpoint } from '../catalog/load-catalog.ts';
 import type { ResolvedProvider } from '../config/load-config.ts';
 import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../protocols/openai/request-schemas.ts';
+import type { KeyRing } from '../secrets/key-ring.ts';
 import type { CancelSignal } from './cancel-signal.ts';
 import type { NeutralEntry } from './chat-via-neutral.ts';
 import type { Adjustments } from '../protocols/neutral/adjustments.ts';
@@ -24,6 +25,14 @@ export interface UpstreamCall {
   endpoint: Endpoint;
   provider: ResolvedProvider;
   apiKey: string | undefined;
+  /**
+   * The provider's keys, when it may have several: the transport tries them in the ring's order,
+   * moving to the next on a 429, a quota error or a 401 (that key rests), before this attempt
+   * fails. Absent: `apiKey` is the one key.
+   */
+  keys?: KeyRing;
+  /** Told the label of each key as it is tried (null: the provider has none): the usage row records the one that served. */
+  onKey?: (label: string | null) => void;
   /** Aborted when the client goes away or the request is cancelled. */
   signal: CancelSignal;
   /** Longest wait for the upstream's response headers, and between two body chunks. */

@@ -29,12 +29,26 @@ export async function testCredential(provider: ResolvedProvider, secret: string 
       timeoutMs: 15_000,
       dispatcher: getUpstreamAgent(connectTimeoutMs),
     });
-    if (response.status < 400) return { ok: true, status: response.status, message: `${provider.name} accepted the key.`, latency_ms: latency() };
+    const redact = (text: string) => (secret ? text.replaceAll(secret, '[redacted]') : text);
+    if (response.status >= 200 && response.status < 300) return { ok: true, status: response.status, message: `${provider.name} accepted the key.`, latency_ms: latency() };
+    if (response.status >= 300 && response.status < 400) {
+      return { ok: false, status: response.status, message: redact(describeRedirect(provider.name, response.status, response.headers.location)), latency_ms: latency() };
+    }
     const rejected = response.status === 401 || response.status === 403 || (response.status === 400 && response.text.includes('API_KEY_INVALID'));
     const message = rejected ? `${provider.name} rejected the key (HTTP ${response.status}). Check that it is current and has API access.` : `${provider.name} answered HTTP ${response.status}; the key could not be confirmed.`;
-    return { ok: false, status: response.status, message: secret ? message.replaceAll(secret, '[redacted]') : message, latency_ms: latency() };
+    return { ok: false, status: response.status, message: redact(message), latency_ms: latency() };
   } catch (error) {
     const message = error instanceof ProviderError ? error.message : `${provider.name}: ${(error as Error).message}`;
     return { ok: false, status: 0, message, latency_ms: latency() };
   }
+}
+
+/**
+ * A redirect says nothing about the key: the transport does not follow it (a secret must never
+ * travel to where an answer points), so the list the test asks for never came. Say where it
+ * pointed (cut, printable characters only) so the user can fix the base URL.
+ */
+function describeRedirect(provider: string, status: number, location: string | string[] | undefined): string {
+  const target = (Array.isArray(location) ? location[0] : location)?.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
+  return `${provider} answered ${status} redirect ${target ? `to ${target}` : '(no Location)'}; the key was not checked (Patchbay does not follow redirects, so the key is never sent elsewhere). Check the base URL.`;
 }

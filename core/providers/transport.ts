@@ -1,6 +1,7 @@
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import { ProviderError } from '../errors/provider-error.ts';
 import { authHeaders } from './auth-headers.ts';
+import { tryProviderKeys } from './try-provider-keys.ts';
 import { exhaustedUntil } from './read-rate-limit.ts';
 import type { CancelSignal } from './cancel-signal.ts';
 import type { UpstreamCall } from './provider-adapter.ts';
@@ -259,15 +260,17 @@ export type ErrorMapper = (provider: string, status: number, headers: UpstreamRe
  * configured headers (which may add to or override the defaults), and an error status mapped by
  * the protocol's own error mapper.
  */
-export async function postToProvider(options: PostToProviderOptions): Promise<UpstreamResponse> {
+export function postToProvider(options: PostToProviderOptions): Promise<UpstreamResponse> {
   const { call } = options;
-  const response = await sendUpstream(upstreamRequest(options));
-  if (response.status >= 400) {
-    const text = await readBodyText(call.provider.name, response, call.signal).catch(() => '');
-    throw options.mapError(call.provider.name, response.status, response.headers, text);
-  }
-  noteRateLimit(call, response.headers);
-  return response;
+  return tryProviderKeys(call, async (apiKey, label) => {
+    const response = await sendUpstream(upstreamRequest(options, apiKey));
+    if (response.status >= 400) {
+      const text = await readBodyText(call.provider.name, response, call.signal).catch(() => '');
+      throw options.mapError(call.provider.name, response.status, response.headers, text);
+    }
+    noteRateLimit(call, response.headers, apiKey, label);
+    return response;
+  });
 }
 
 export interface PostToProviderOptions {
@@ -282,10 +285,10 @@ export interface PostToProviderOptions {
   forwardHeaders?: Record<string, string>;
 }
 
-/** The request for one attempt: the protocol's auth header, then the provider's configured headers (which may override). */
-function upstreamRequest(options: Omit<PostToProviderOptions, 'mapError'>): PostOptions {
+/** The request for one attempt with one key: the protocol's auth header, then the provider's configured headers (which may override). */
+function upstreamRequest(options: Omit<PostToProviderOptions, 'mapError'>, apiKey: string | undefined): PostOptions {
   const { call } = options;
-  const headers = requestHeaders(call.provider, call.apiKey, options.accept ?? 'application/json');
+  const headers = requestHeaders(call.provider, apiKey, options.accept ?? 'application/json');
   return {
     provider: call.provider.name,
     url: options.url,
@@ -297,36 +300,56 @@ function upstreamRequest(options: Omit<PostToProviderOptions, 'mapError'>): Post
   };
 }
 
-/** Each provider's request headers for its current secret, built once per provider, secret and accept type (undici only reads them). */
-const headerSets = new WeakMap<UpstreamCall['provider'], { apiKey: string | undefined; byAccept: Map<string, Record<string, string>> }>();
+/** Each provider's request headers per secret and accept type, built once (undici only reads them). */
+const headerSets = new WeakMap<UpstreamCall['provider'], Map<string | undefined, Map<string, Record<string, string>>>>();
+/** Secrets per provider whose headers are kept: a provider has a handful of keys; keys set again leave old entries behind. */
+const MAX_HEADER_SECRETS = 16;
 
 function requestHeaders(provider: UpstreamCall['provider'], apiKey: string | undefined, accept: string): Record<string, string> {
-  let entry = headerSets.get(provider);
-  if (!entry || entry.apiKey !== apiKey) {
-    entry = { apiKey, byAccept: new Map() };
-    headerSets.set(provider, entry);
+  let bySecret = headerSets.get(provider);
+  if (!bySecret) {
+    bySecret = new Map();
+    headerSets.set(provider, bySecret);
   }
-  let headers = entry.byAccept.get(accept);
+  let byAccept = bySecret.get(apiKey);
+  if (!byAccept) {
+    if (bySecret.size >= MAX_HEADER_SECRETS) bySecret.clear();
+    byAccept = new Map();
+    bySecret.set(apiKey, byAccept);
+  }
+  let headers = byAccept.get(accept);
   if (!headers) {
     headers = Object.freeze({ 'content-type': 'application/json', accept, ...authHeaders(provider.protocol, apiKey), ...provider.headers });
-    entry.byAccept.set(accept, headers);
+    byAccept.set(accept, headers);
   }
   return headers;
 }
 
-/** A provider announcing that a limit is used up: routing skips the endpoint until the reset. */
-function noteRateLimit(call: UpstreamCall, headers: UpstreamResponse['headers']): void {
-  if (!call.onRateLimitExhausted) return;
+/**
+ * A provider announcing that a limit is used up: that key rests until the reset, and routing
+ * skips the endpoint until then only when no other key of the provider is free.
+ */
+function noteRateLimit(call: UpstreamCall, headers: UpstreamResponse['headers'], apiKey: string | undefined, label: string | null): void {
+  if (!call.onRateLimitExhausted && !call.keys) return;
   const until = exhaustedUntil(headers);
-  if (until !== null) call.onRateLimitExhausted(until);
+  if (until === null) return;
+  if (call.keys && label !== null && apiKey !== undefined) {
+    call.keys.rest({ label, secret: apiKey }, { status: 429, message: 'its rate-limit headers say the window is used up', untilMs: until });
+    const allResting = call.keys.allRestingUntil();
+    if (allResting !== null) call.onRateLimitExhausted?.(allResting);
+    return;
+  }
+  call.onRateLimitExhausted?.(until);
 }
 
 /** postToProvider for a non-streaming call: the whole answer (as text and as bytes), or the provider's error mapped. */
 export function postToProviderForText(options: PostToProviderOptions): Promise<UpstreamText> {
   const { call } = options;
-  return sendUpstreamForText(upstreamRequest(options)).then((response) => {
-    if (response.status >= 400) throw options.mapError(call.provider.name, response.status, response.headers, response.text);
-    noteRateLimit(call, response.headers);
-    return response;
-  });
+  return tryProviderKeys(call, (apiKey, label) =>
+    sendUpstreamForText(upstreamRequest(options, apiKey)).then((response) => {
+      if (response.status >= 400) throw options.mapError(call.provider.name, response.status, response.headers, response.text);
+      noteRateLimit(call, response.headers, apiKey, label);
+      return response;
+    }),
+  );
 }

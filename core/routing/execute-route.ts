@@ -48,6 +48,9 @@ export async function executeRoute<T>(deps: ExecuteDeps, plan: RoutePlan, trace:
       signal,
       firstByteTimeoutMs: config.firstByteTimeoutMs,
       onRateLimitExhausted: (until) => health.markRateLimited(endpoint.id, until),
+      // The provider's keys: the transport tries them within this one attempt (see keyRing).
+      keys: secrets.keyRing?.(provider),
+      onKey: (label) => (trace.keyLabel = label),
     };
     for (let waited = false; ; waited = true) {
       const started = performance.now();

@@ -2,7 +2,7 @@ import type { Capability, Catalog, Endpoint } from '../catalog/load-catalog.ts';
 import type { Strategy } from '../config/config-schema.ts';
 import type { PatchbayConfig } from '../config/load-config.ts';
 import { InvalidRequestError, PermissionDeniedError } from '../errors/patchbay-error.ts';
-import { chooseAutoTier } from './choose-auto-tier.ts';
+import { chooseAutoGroups } from './choose-auto-tier.ts';
 import { roughTokens } from './estimate-tokens.ts';
 import { resolveModel, splitStrategySuffix } from './resolve-model.ts';
 import type { Operation, RouteRequest, Skip } from './route-plan.ts';
@@ -54,14 +54,19 @@ export function resolveRouteGroups(request: RouteRequest, catalog: Catalog, conf
   let auto = false;
   let pinned = false;
   if (base.name === 'auto' && request.operation !== 'embeddings' && !catalog.customAliases.has('auto')) {
-    const choice = chooseAutoTier(catalog, {
-      promptTokens: roughTokens(request.prompt),
-      maxTokens: request.maxTokens,
-      tools: request.needs.some((n) => n.capability === 'tools'),
-      images: request.needs.some((n) => n.capability === 'images'),
-    });
-    const tier = (aliases: string[]) => aliases.flatMap((alias) => (catalog.aliases.get(alias) ?? []).map((id) => catalog.endpoints.get(id)!).filter(Boolean));
-    named = [{ label: 'auto', endpoints: tier(choice.primary) }, { label: 'auto', endpoints: tier(choice.secondary) }, ...fallbacks];
+    // auto's tiers narrowed to what the key may use (a 403 when none of its models is in them).
+    const choice = chooseAutoGroups(
+      catalog,
+      {
+        promptTokens: roughTokens(request.prompt),
+        maxTokens: request.maxTokens,
+        tools: request.needs.some((n) => n.capability === 'tools'),
+        images: request.needs.some((n) => n.capability === 'images'),
+      },
+      request.allowedModels,
+      (name) => resolveModel(name, catalog, config.providers).endpoints,
+    );
+    named = [...choice.groups, ...fallbacks];
     strategy = base.strategy;
     reason = `auto: ${choice.reason}`;
     auto = true;

@@ -14,8 +14,10 @@ export interface RouteTrace {
   reason: string | null;
   /** Whether the answer is committed to the client yet (set when the executor starts). */
   gate: FirstByteGate | null;
+  /** The label of the provider key that served (or was tried last), null for a provider without keys. */
+  keyLabel: string | null;
 }
 
 export function createRouteTrace(): RouteTrace {
-  return { strategy: null, attempts: [], endpoint: null, firstByteMs: null, reason: null, gate: null };
+  return { strategy: null, attempts: [], endpoint: null, firstByteMs: null, reason: null, gate: null, keyLabel: null };
 }

@@ -5,8 +5,12 @@ import { PatchbayError } from '../errors/patchbay-error.ts';
 import { rememberSecret } from './redact-secrets.ts';
 import { secretOrigin } from './secret-origin.ts';
 import type { SecretStore } from './secret-store.ts';
+import { KeyHealth, type KeyRing, type ProviderKey } from './key-ring.ts';
 
 export type SecretSource = 'env' | 'keychain' | 'none';
+
+/** The unlabelled key's label: the key `providers set-key NAME` sets, or the environment variable's. */
+export const DEFAULT_KEY_LABEL = 'default';
 
 /** A keychain secret and the origin it was set for (null: set before origins were kept, see `parseEntry`). */
 interface StoredSecret {
@@ -14,20 +18,36 @@ interface StoredSecret {
   origin: string | null;
 }
 
+/** One key of a provider as its current base URL sees it. */
+export interface ResolvedKey {
+  label: string;
+  source: 'env' | 'keychain';
+  /** Undefined when withheld. */
+  secret: string | undefined;
+  /** Why it is not sent (the base URL moved to another origin since it was set), or null. */
+  withheld: string | null;
+}
+
 /** What the store answers for one provider at one base URL; recomputed only when the base URL or a secret changes. */
 interface Resolved {
   baseUrl: string;
-  secret: string | undefined;
+  /** Every key: the default first, then the labelled ones by label. */
+  keys: ResolvedKey[];
+  /** The keys that may be sent, in the same order. */
+  usable: ProviderKey[];
+  /** Where the default key comes from (a provider with labelled keys only: keychain). */
   source: SecretSource;
-  /** Why a secret exists but is not sent, or null. */
+  /** Why no key is sent although keys exist, or null. */
   withheld: string | null;
 }
 
 /**
  * Provider secrets in the OS keychain (macOS Keychain, Windows Credential Manager, the Secret
- * Service on Linux) through @napi-rs/keyring, one entry per provider under one service name.
- * Environment variables override the keychain, for headless use. Secrets are read once at start
- * into memory, so the request path never calls the keychain.
+ * Service on Linux) through @napi-rs/keyring, under one service name: the unlabelled key as the
+ * entry named after the provider (as it always was), a labelled key as `provider#label`.
+ * Environment variables override the unlabelled keychain key, for headless use; labelled keys
+ * live in the keychain only. Secrets are read once at start into memory, so the request path
+ * never calls the keychain.
  *
  * Each secret is bound to the origin (scheme, host, port) it was set for, and is sent only there:
  * moving a provider's base URL to another host withholds its secret until it is set again, so
@@ -40,10 +60,15 @@ export class KeychainSecretStore implements SecretStore {
   /** A plain copy: reading process.env goes through a slow native lookup on every access. */
   private readonly env: Record<string, string | undefined>;
   private readonly service: string;
-  private readonly secrets = new Map<string, StoredSecret>();
+  /** provider -> label -> stored secret. */
+  private readonly secrets = new Map<string, Map<string, StoredSecret>>();
   /** Origins of environment secrets (and of unbound keychain secrets), fixed the first time a provider is resolved. */
   private readonly pinned = new Map<string, string>();
   private readonly resolved = new Map<string, Resolved>();
+  /** One ring per provider object (a provider removed and added again is a new object, with its own base URL). */
+  private readonly rings = new WeakMap<ResolvedProvider, KeyRing>();
+  /** Which key rests and why, per provider and label (in memory: a restart starts every key afresh). */
+  readonly health = new KeyHealth();
   /** Why the keychain cannot be used, or null when it can. */
   readonly unavailableReason: string | null;
 
@@ -53,9 +78,10 @@ export class KeychainSecretStore implements SecretStore {
     let reason: string | null = null;
     try {
       for (const credential of findCredentials(service)) {
-        const stored = parseEntry(credential.account, credential.password);
+        const { provider, label } = parseAccount(credential.account);
+        const stored = parseEntry(provider, credential.password);
         rememberSecret(stored.secret);
-        this.secrets.set(credential.account, stored);
+        this.labelsOf(provider).set(label, stored);
       }
     } catch (error) {
       reason = (error as Error).message;
@@ -74,8 +100,24 @@ export class KeychainSecretStore implements SecretStore {
       : 'No OS keychain is available here (no Secret Service is running), so provider keys come from environment variables only (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...).';
   }
 
+  /** The first key that may be sent (in the provider's key order), or undefined. */
   get(provider: ResolvedProvider): string | undefined {
-    return this.resolve(provider).secret;
+    return this.resolve(provider).usable[0]?.secret;
+  }
+
+  /** Every key the provider has, by label, withheld ones included (never for display: views take labels and states only). */
+  keys(provider: ResolvedProvider): readonly ResolvedKey[] {
+    return this.resolve(provider).keys;
+  }
+
+  /** The provider's keys as requests use them: order (or spread), resting, health. */
+  keyRing(provider: ResolvedProvider): KeyRing {
+    let ring = this.rings.get(provider);
+    if (!ring) {
+      ring = this.health.ring(provider.name, () => this.resolve(provider).usable, () => provider.keyOrder);
+      this.rings.set(provider, ring);
+    }
+    return ring;
   }
 
   source(provider: ResolvedProvider): SecretSource {
@@ -102,24 +144,38 @@ export class KeychainSecretStore implements SecretStore {
     this.resolve(provider);
   }
 
-  /** Stores the secret bound to the provider's current origin (setting it again is how a moved provider gets its key back). */
-  set(provider: ResolvedProvider, secret: string): void {
+  /** Stores the secret under the label, bound to the provider's current origin (setting it again is how a moved provider gets its key back). */
+  set(provider: ResolvedProvider, secret: string, label = DEFAULT_KEY_LABEL): void {
     this.requireKeychain();
     const stored = { secret, origin: secretOrigin(provider.baseUrl) };
-    new Entry(this.service, provider.name).setPassword(JSON.stringify(stored));
+    new Entry(this.service, accountOf(provider.name, label)).setPassword(JSON.stringify(stored));
     rememberSecret(secret);
-    this.secrets.set(provider.name, stored);
+    this.labelsOf(provider.name).set(label, stored);
     // The environment's secret keeps its own binding: the key set here is for this origin, that one was not.
     this.resolved.delete(provider.name);
   }
 
-  /** Returns whether there was a secret to delete. */
-  delete(providerName: string): boolean {
+  /** Returns whether there was a secret under the label to delete. */
+  delete(providerName: string, label = DEFAULT_KEY_LABEL): boolean {
     this.requireKeychain();
-    const existed = new Entry(this.service, providerName).deletePassword();
-    this.secrets.delete(providerName);
+    const existed = new Entry(this.service, accountOf(providerName, label)).deletePassword();
+    this.secrets.get(providerName)?.delete(label);
     this.resolved.delete(providerName);
     return existed;
+  }
+
+  /** Deletes every keychain key of the provider (a removed provider). */
+  deleteAll(providerName: string): void {
+    for (const label of [...(this.secrets.get(providerName)?.keys() ?? [])]) this.delete(providerName, label);
+  }
+
+  private labelsOf(provider: string): Map<string, StoredSecret> {
+    let labels = this.secrets.get(provider);
+    if (!labels) {
+      labels = new Map();
+      this.secrets.set(provider, labels);
+    }
+    return labels;
   }
 
   /** The answer for the provider's current base URL: cached, so the request path pays one lookup and one comparison. */
@@ -130,20 +186,37 @@ export class KeychainSecretStore implements SecretStore {
     const pinned = this.pinned.get(provider.name) ?? origin;
     this.pinned.set(provider.name, pinned);
     const fromEnv = provider.apiKeyEnv ? this.env[provider.apiKeyEnv] || undefined : undefined;
-    const stored = this.secrets.get(provider.name);
+    const labels = this.secrets.get(provider.name) ?? new Map<string, StoredSecret>();
+    const stored = labels.get(DEFAULT_KEY_LABEL);
     rememberSecret(fromEnv);
-    let result: Resolved;
-    if (fromEnv && pinned === origin) result = { baseUrl: provider.baseUrl, secret: fromEnv, source: 'env', withheld: null };
-    else if (stored && (stored.origin ?? pinned) === origin) result = { baseUrl: provider.baseUrl, secret: stored.secret, source: 'keychain', withheld: null };
-    else if (fromEnv || stored) {
+    const moved = `${provider.name}'s base URL moved to ${origin}`;
+    const keys: ResolvedKey[] = [];
+    let source: SecretSource = 'none';
+    if (fromEnv && pinned === origin) {
+      keys.push({ label: DEFAULT_KEY_LABEL, source: 'env', secret: fromEnv, withheld: null });
+      source = 'env';
+    } else if (stored && (stored.origin ?? pinned) === origin) {
+      keys.push({ label: DEFAULT_KEY_LABEL, source: 'keychain', secret: stored.secret, withheld: null });
+      source = 'keychain';
+    } else if (fromEnv || stored) {
       const how = fromEnv && !stored ? `set it again (patchbay providers set-key ${provider.name}), or restart Patchbay with this base URL to use ${provider.apiKeyEnv}` : `you set it again (patchbay providers set-key ${provider.name})`;
-      result = {
-        baseUrl: provider.baseUrl,
-        secret: undefined,
-        source: fromEnv ? 'env' : 'keychain',
-        withheld: `${provider.name}'s base URL moved to ${origin}; its key is withheld until ${how}`,
-      };
-    } else result = { baseUrl: provider.baseUrl, secret: undefined, source: 'none', withheld: null };
+      source = fromEnv ? 'env' : 'keychain';
+      keys.push({ label: DEFAULT_KEY_LABEL, source, secret: undefined, withheld: `${moved}; its key is withheld until ${how}` });
+    }
+    for (const label of [...labels.keys()].filter((l) => l !== DEFAULT_KEY_LABEL).sort()) {
+      const entry = labels.get(label)!;
+      const sendable = (entry.origin ?? pinned) === origin;
+      keys.push({
+        label,
+        source: 'keychain',
+        secret: sendable ? entry.secret : undefined,
+        withheld: sendable ? null : `${moved}; its key "${label}" is withheld until you set it again (patchbay providers set-key ${provider.name} --label ${label})`,
+      });
+      if (source === 'none') source = 'keychain';
+    }
+    const usable = keys.filter((k) => k.secret !== undefined).map((k) => ({ label: k.label, secret: k.secret! }));
+    const withheld = usable.length === 0 ? (keys.find((k) => k.withheld)?.withheld ?? null) : null;
+    const result: Resolved = { baseUrl: provider.baseUrl, keys, usable, source, withheld };
     this.resolved.set(provider.name, result);
     return result;
   }
@@ -157,6 +230,16 @@ export class KeychainSecretStore implements SecretStore {
       });
     }
   }
+}
+
+/** The keychain account of a provider's key: the provider's name for the unlabelled key (as before labels existed), `name#label` otherwise. */
+function accountOf(provider: string, label: string): string {
+  return label === DEFAULT_KEY_LABEL ? provider : `${provider}#${label}`;
+}
+
+function parseAccount(account: string): { provider: string; label: string } {
+  const at = account.indexOf('#');
+  return at === -1 ? { provider: account, label: DEFAULT_KEY_LABEL } : { provider: account.slice(0, at), label: account.slice(at + 1) };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { ResolvedProvider } from '../config/load-config.ts';
+import type { KeyRing } from './key-ring.ts';
 
 /** Where provider secrets come from, as routing sees it. The request path reads them synchronously from memory. */
 export interface SecretStore {
@@ -8,4 +9,6 @@ export interface SecretStore {
   describeSource(provider: ResolvedProvider): string;
   /** Why the provider's secret is not sent (its base URL moved to another origin), or null. */
   withheldReason(provider: ResolvedProvider): string | null;
+  /** The provider's keys as one attempt uses them (several labelled keys, resting); absent: `get`'s one key. */
+  keyRing?(provider: ResolvedProvider): KeyRing;
 }

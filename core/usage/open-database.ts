@@ -148,6 +148,9 @@ const MIGRATIONS: string[] = [
   // What translation dropped or changed for the answering endpoint (issue 20): JSON
   // {"dropped": [...], "adjusted": [...]}, NULL when nothing was (and on old rows).
   `ALTER TABLE usage ADD COLUMN adjustments TEXT;`,
+  // The label of the provider key that served (issue 22: several keys per provider), never the
+  // key itself. Old rows and providers without keys read NULL.
+  `ALTER TABLE usage ADD COLUMN provider_key TEXT;`,
   // Agent sessions (issue 22): who sent a request, as the client named it (never content), and what
   // its prompt cache saved against list prices (negative when a cache write cost more than it saved).
   // usage_sessions sums a session's rows per agent, day, provider, model and key, added per batch

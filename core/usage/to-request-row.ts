@@ -29,6 +29,7 @@ export interface StoredUsageRow {
   route_reason: string | null;
   attempts: string;
   adjustments: string | null;
+  provider_key: string | null;
   session_id: string | null;
   session_source: string | null;
   agent_id: string | null;
@@ -67,6 +68,7 @@ export function storedToRequestRow(row: StoredUsageRow): RequestRow {
     route_reason: row.route_reason,
     attempts: JSON.parse(row.attempts) as AttemptView[],
     adjustments: parseAdjustments(row.adjustments),
+    provider_key: row.provider_key,
     session_id: row.session_id,
     session_source: row.session_source,
     agent_id: row.agent_id,
@@ -102,6 +104,7 @@ export function recordToRequestRow(record: UsageRecord, keyName: string | null):
     route_reason: record.routeReason ?? null,
     attempts: record.attempts satisfies AttemptView[],
     adjustments: record.adjustments ?? null,
+    provider_key: record.providerKey ?? null,
     session_id: record.sessionId ?? null,
     session_source: record.sessionSource ?? null,
     agent_id: record.agentId ?? null,

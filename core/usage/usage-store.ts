@@ -44,6 +44,8 @@ export interface UsageRecord {
   reasoningTokens?: number;
   /** What translation dropped or changed for the answering endpoint (X-Patchbay-Dropped / -Adjusted); null or absent: nothing. */
   adjustments?: AdjustmentsRecord | null;
+  /** The label of the provider key that served (absent = none recorded). */
+  providerKey?: string | null;
   /** The client's session, as it named it (capped at 128 characters), and where that name came from. */
   sessionId?: string | null;
   sessionSource?: string | null;
@@ -53,6 +55,10 @@ export interface UsageRecord {
   /** List price of the prompt without its cache minus what it cost (absent = 0). */
   cacheSavedUsd?: number;
 }
+
+/** What `patchbay usage --by` and GET /api/usage/summary group by. */
+export const USAGE_GROUPS = ['model', 'provider', 'provider-key', 'key', 'day'] as const;
+export type UsageGroup = (typeof USAGE_GROUPS)[number];
 
 export interface UsageTotalsRow {
   provider: string | null;
@@ -250,12 +256,13 @@ export class UsageStore {
     return row;
   }
 
-  /** Totals grouped by key, provider, model (provider/model) or UTC day. */
-  totalsBy(groupBy: 'key' | 'provider' | 'model' | 'day', fromMs: number, toMs: number): (Omit<UsageTotalsRow, 'provider' | 'model'> & { group: string | null })[] {
+  /** Totals grouped by key, provider, provider key (`groq (work)`), model (provider/model) or UTC day. */
+  totalsBy(groupBy: UsageGroup, fromMs: number, toMs: number): (Omit<UsageTotalsRow, 'provider' | 'model'> & { group: string | null })[] {
     this.flush();
     const expression = {
       key: 'key_id',
       provider: 'provider',
+      'provider-key': "provider || ' (' || coalesce(provider_key, '-') || ')'",
       model: "provider || '/' || model",
       day: "strftime('%Y-%m-%d', ts / 1000, 'unixepoch')",
     }[groupBy];

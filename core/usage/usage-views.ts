@@ -41,6 +41,8 @@ export interface RequestRow {
    * (X-Patchbay-Dropped / X-Patchbay-Adjusted); null when nothing. Optional for older fixtures.
    */
   adjustments?: AdjustmentsRecord | null;
+  /** The label of the provider key that served (never the key); optional so the dashboard's existing fixtures still type-check. */
+  provider_key?: string | null;
   /**
    * The client's session and agent as it named them (X-Patchbay-Session, Claude Code's and Codex's
    * ids, prompt_cache_key, user), where the name came from, and what the prompt cache saved against

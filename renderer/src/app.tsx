@@ -6,6 +6,7 @@ import { NavigationContext } from './layout/navigation-context.ts';
 import { Sidebar } from './layout/sidebar.tsx';
 import { useRoute, type PagePath } from './layout/use-route.ts';
 import { SignInScreen } from './session/sign-in-screen.tsx';
+import { clearSessionToken } from './session/session-token.ts';
 import { startSession, type SessionState } from './session/sign-in.ts';
 
 // One chunk per page: the first load carries only the shell and the page it opens on.
@@ -74,6 +75,7 @@ export function App({ queryClient }: { queryClient: QueryClient }) {
 
   const signOut = useCallback(async () => {
     await api.delete('/session').catch(() => undefined);
+    clearSessionToken();
     queryClient.clear();
     setSession({ signedIn: false, message: 'Signed out.' });
   }, [queryClient]);

@@ -112,6 +112,27 @@ describe('the dashboard in a real browser, against the real Patchbay', { timeout
     await page.close();
   });
 
+  it('adds a labelled provider key, lists it by label only with its state, and deletes it', async () => {
+    const secret = `tgp-e2e-work-${crypto.randomUUID()}`;
+    const page = await d.open('providers');
+    const together = page.getByRole('region', { name: 'together' });
+    await together.getByLabel('Key label').fill('work');
+    await together.getByLabel('Labelled key').fill(secret);
+    await together.getByRole('button', { name: 'Save labelled key' }).click();
+    await together.getByText('Key "work" saved.').waitFor();
+    const row = together.getByRole('table', { name: 'together keys' }).getByRole('row', { name: /^work keychain ready 0/ });
+    await row.waitFor();
+    expect(await together.getByLabel('Labelled key').inputValue()).toBe('');
+    expect(await page.content()).not.toContain(secret);
+    const listed = (await d.api('GET', '/providers')).body.data.find((p: { name: string }) => p.name === 'together');
+    expect(listed.keys.map((k: { label: string }) => k.label)).toContain('work');
+    expect(JSON.stringify(listed)).not.toContain(secret);
+    await together.getByRole('button', { name: 'Delete key work' }).click();
+    await row.waitFor({ state: 'detached' });
+    expect((await d.api('GET', '/providers')).body.data.find((p: { name: string }) => p.name === 'together').keys.map((k: { label: string }) => k.label)).not.toContain('work');
+    await page.close();
+  });
+
   it('switching the default strategy changes the next request\'s X-Patchbay-Strategy', async () => {
     const before = await chat(d.pb.client, 'gpt-4o-mini');
     expect(before.response.headers.get('x-patchbay-strategy')).toBe('balanced');

@@ -59,7 +59,7 @@ describe(`desktop start-up and quit ${STAND_IN}`, () => {
     const adminToken = readFileSync(join(desktop.connection()!.dataDir, 'admin-token'), 'utf8').trim();
     expect(window.loadedUrl).not.toContain(adminToken);
     const code = window.loadedUrl!.split('#code=')[1];
-    expect((await fetch(`${url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json', origin: url }, body: JSON.stringify({ code }) })).status).toBe(204);
+    expect((await fetch(`${url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json', origin: url }, body: JSON.stringify({ code }) })).status).toBe(200);
     // The window's CSP is enforced on every response, not only /ui's.
     let headers: Record<string, string[]> = {};
     window.headerHook!({ responseHeaders: {} }, (r) => (headers = r.responseHeaders));

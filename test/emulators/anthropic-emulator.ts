@@ -34,6 +34,8 @@ export { ANTHROPIC_MODELS, anthropicInputTokens, neutralMessages } from './anthr
 
 export interface AnthropicEmulatorOptions {
   apiKey: string;
+  /** More keys the organisation accepts (a second workspace's key, say). */
+  moreApiKeys?: string[];
   /** Accepted `anthropic-version` values (§2.1, §8.1). */
   versions?: string[];
   /** When set, a tool call under tool_choice auto is preceded by this text block (as Claude often does). */
@@ -58,7 +60,7 @@ export class AnthropicEmulator extends EmulatorServer {
 
   constructor(options: AnthropicEmulatorOptions) {
     super();
-    this.options = { versions: ['2023-06-01', '2023-01-01', '2026-10-21'], toolPreamble: null, ...options };
+    this.options = { versions: ['2023-06-01', '2023-01-01', '2026-10-21'], toolPreamble: null, ...options, moreApiKeys: options.moreApiKeys ?? [] };
   }
 
   /** `req_011C…`, the shape of Anthropic request ids. */
@@ -94,9 +96,9 @@ export class AnthropicEmulator extends EmulatorServer {
     const apiKey = req.headers['x-api-key'];
     const authorization = req.headers.authorization;
     if (apiKey !== undefined) {
-      if (apiKey !== this.options.apiKey) return [401, 'authentication_error', 'invalid x-api-key'];
+      if (apiKey !== this.options.apiKey && !this.options.moreApiKeys.includes(String(apiKey))) return [401, 'authentication_error', 'invalid x-api-key'];
     } else if (authorization !== undefined) {
-      if (authorization !== `Bearer ${this.options.apiKey}`) return [401, 'authentication_error', 'Invalid bearer token'];
+      if (![this.options.apiKey, ...this.options.moreApiKeys].some((key) => authorization === `Bearer ${key}`)) return [401, 'authentication_error', 'Invalid bearer token'];
     } else {
       return [401, 'authentication_error', 'x-api-key header is required'];
     }
@@ -151,7 +153,7 @@ export class AnthropicEmulator extends EmulatorServer {
     const body = raw as Record<string, unknown>;
     const invalid = validateMessagesRequest(body, betas);
     if (invalid) return this.error(res, invalid.status, invalid.type, invalid.message, requestId);
-    const plan = this.withCache(planReply(body, this.options.toolPreamble), body);
+    const plan = this.withCache(planReply(body, this.options.toolPreamble, this.script), body);
     const id = `msg_01${randomAlnum(22)}`;
     const message = { id, type: 'message', role: 'assistant', model: body.model, content: plan.blocks, stop_reason: plan.stopReason, stop_sequence: plan.stopSequence, usage: this.usage(plan, plan.outputTokens) };
     if (body.stream !== true) return sendJson(res, 200, message, this.headers(requestId));

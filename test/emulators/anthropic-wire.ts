@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { chatPromptTokens, countTokens, limitText, replyText, textOf } from './openai-emulator.ts';
-import { argumentsFor, chosenToolIndex, cutAtStop, isRecord, randomAlnum, resultText, toolCallTokens, type ArgumentSchema, type NeutralMessage } from './emulator-common.ts';
+import { argumentsFor, chosenToolIndex, cutAtStop, isRecord, randomAlnum, resultText, scriptView, toolCallTokens, type ArgumentSchema, type ModelScript, type NeutralMessage } from './emulator-common.ts';
 
 /**
  * Anthropic Messages API request rules and the emulated model's answer, written from the public wire
@@ -44,7 +44,7 @@ type AnthropicTool = { name: string; type?: string; defer_loading?: boolean; inp
 
 /** The beta that lets mid-conversation system messages add and remove tools (anthropic-sdk-typescript's AnthropicBeta). */
 export const TOOL_CHANGES_BETA = 'mid-conversation-tool-changes-2026-07-01';
-const EFFORTS = ['low', 'medium', 'high', 'max'];
+const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'];
 export type OutputBlock =
   | { type: 'text'; text: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, string> }
@@ -322,7 +322,7 @@ export interface AnthropicPlan {
  * else the one the user names, else the first (chosenToolIndex), optionally after a short text block (`preamble`, only for `auto`). Otherwise it
  * replies with the shared reply text, honouring stop_sequences and max_tokens.
  */
-export function planReply(body: Record<string, unknown>, preamble: string | null): AnthropicPlan {
+export function planReply(body: Record<string, unknown>, preamble: string | null, script: ModelScript | null = null): AnthropicPlan {
   const messages = body.messages as AnthropicMessage[];
   const neutral = neutralMessages(body);
   const inputTokens = chatPromptTokens(neutral);
@@ -334,6 +334,12 @@ export function planReply(body: Record<string, unknown>, preamble: string | null
   const thought = thinks ? thinkingAbout(neutral) : null;
   const thinkingBlocks: OutputBlock[] = thought ? [{ type: 'thinking', thinking: thought, signature: thinkingSignature(thought) }] : [];
   const thinkingTokens = thought ? countTokens(thought) : 0;
+  const scripted = script?.(scriptView(neutral, tools.map((t) => t.name)));
+  if (scripted && 'tool' in scripted) {
+    const blocks: OutputBlock[] = [...thinkingBlocks, { type: 'tool_use', id: `toolu_01${randomAlnum(22)}`, name: scripted.tool, input: scripted.input as Record<string, string> }];
+    return { blocks, stopReason: 'tool_use', stopSequence: null, inputTokens, outputTokens: thinkingTokens + toolCallTokens(scripted.input) };
+  }
+  if (scripted) return { blocks: [...thinkingBlocks, { type: 'text', text: scripted.text }], stopReason: 'end_turn', stopSequence: null, inputTokens, outputTokens: thinkingTokens + countTokens(scripted.text) };
   if (tools.length > 0 && choice.type !== 'none' && lastIsUserAsk) {
     const tool = (choice.type === 'tool' && tools.find((t) => t.name === choice.name)) || tools[chosenToolIndex(tools.map((t) => t.name), textOf(neutral[neutral.length - 1]?.content))];
     const input = argumentsFor(tool.input_schema);

@@ -76,6 +76,36 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
+ * What a scripted model sees of a request: the text of the last user turn, the results of the tools
+ * it called since its last answer (null when there are none), and the names of the tools offered.
+ * Each emulator builds it from its own wire, so one script serves every provider.
+ */
+export interface ScriptView {
+  lastUserText: string;
+  toolResults: string[] | null;
+  tools: string[];
+  /** Every neutral message, oldest first (the history a client replayed). */
+  messages: NeutralMessage[];
+}
+
+/** A scripted answer: text, or one call of a named tool with these arguments. */
+export type ScriptedTurn = { text: string } | { tool: string; input: Record<string, unknown> };
+
+/**
+ * Tells an emulator what its model answers (EmulatorServer.script), for tests that drive a real
+ * agent: a turn, or undefined for the emulator's default rule.
+ */
+export type ModelScript = (view: ScriptView) => ScriptedTurn | undefined;
+
+/** The ScriptView of a conversation already in the neutral (OpenAI-ish) shape. */
+export function scriptView(messages: NeutralMessage[], tools: string[]): ScriptView {
+  const lastAssistant = messages.map((m) => m.role).lastIndexOf('assistant');
+  const results = messages.slice(lastAssistant + 1).filter((m) => m.role === 'tool').map((m) => resultText(m.content));
+  const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+  return { lastUserText: resultText(lastUser?.content), toolResults: results.length > 0 ? results : null, tools, messages };
+}
+
+/**
  * Which offered tool the emulated model calls when it may choose: the first one the user's last
  * words name (a word equal to the tool's name, or to the part after `__` of a flattened namespaced
  * function, e.g. "spawn_agent" for `multi_agent_v1__spawn_agent`), else the first tool. Real models

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { ModelScript } from './emulator-common.ts';
 
 /**
  * A fault to inject into the next matching request(s). Shared by every provider emulator, so one
@@ -8,6 +9,14 @@ import type { AddressInfo, Socket } from 'node:net';
 export interface Fault {
   /** Only requests whose path includes this string (default: every request). */
   path?: string;
+  /**
+   * Only requests carrying this API key (in Authorization, x-api-key, x-goog-api-key or `?key=`):
+   * providers rate-limit and bill per key (per organisation or project), so one key can be
+   * limited while another is not.
+   */
+  apiKey?: string;
+  /** Set on the fault a request took: the API key that request carried (what `quoteKey` quotes). */
+  carriedKey?: string;
   /** How many requests it applies to (default 1; Infinity for all). */
   times?: number;
   /** Wait before answering (ms). */
@@ -74,6 +83,8 @@ export abstract class EmulatorServer {
   chunkDelayMs = 0;
   /** TCP connections accepted so far (a client that keeps its connections alive opens few). */
   connections = 0;
+  /** What the emulated model answers, when a test scripts it (else the emulator's default rule). */
+  script: ModelScript | null = null;
 
   /** Queues a fault for the next matching request(s). */
   inject(fault: Fault): void {
@@ -107,13 +118,13 @@ export abstract class EmulatorServer {
 
   protected abstract handle(ctx: EmulatorContext): Promise<void> | void;
 
-  private takeFault(path: string): Fault | undefined {
-    const index = this.faults.findIndex((f) => !f.path || path.includes(f.path));
+  private takeFault(path: string, key: string | undefined): Fault | undefined {
+    const index = this.faults.findIndex((f) => (!f.path || path.includes(f.path)) && (f.apiKey === undefined || f.apiKey === key));
     if (index === -1) return undefined;
     const fault = this.faults[index];
     fault.times = (fault.times ?? 1) - 1;
     if (fault.times <= 0) this.faults.splice(index, 1);
-    return fault;
+    return { ...fault, carriedKey: key };
   }
 
   private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -130,7 +141,7 @@ export abstract class EmulatorServer {
     }
     const path = req.url ?? '/';
     this.requests.push({ method: req.method ?? 'GET', path, headers: req.headers, body });
-    const fault = this.takeFault(path);
+    const fault = this.takeFault(path, credentialOf(req, path));
     const delay = (fault?.delayMs ?? 0) + this.latencyMs;
     if (delay > 0) await sleep(delay);
     if (fault?.drop === 'before-headers') {
@@ -146,6 +157,13 @@ export abstract class EmulatorServer {
       }
     }
   }
+}
+
+/** The API key a request carried, wherever the provider's wire puts it. */
+export function credentialOf(req: IncomingMessage, path: string): string | undefined {
+  const bearer = req.headers.authorization?.replace(/^Bearer\s+/i, '');
+  const header = req.headers['x-api-key'] ?? req.headers['x-goog-api-key'];
+  return bearer || (typeof header === 'string' ? header : undefined) || new URL(path, 'http://emulator').searchParams.get('key') || undefined;
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -172,7 +172,7 @@ export class GeminiEmulator extends EmulatorServer {
   protected async generate(res: ServerResponse, model: string, body: Record<string, unknown>, stream: boolean, sse: boolean, fault: Fault | undefined): Promise<void> {
     const invalid = validateGenerateRequest(body);
     if (invalid) return this.error(res, invalid);
-    const plan = planGemini(body);
+    const plan = planGemini(body, this.script);
     const responseId = randomAlnum(22);
     const n = plan.candidateCount;
     const total = plan.tokensPerCandidate * n;

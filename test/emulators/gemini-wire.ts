@@ -1,5 +1,5 @@
 import { chatPromptTokens, countTokens, limitText, replyText, textOf } from './openai-emulator.ts';
-import { argumentsFor, chosenToolIndex, cutAtStop, isRecord, toolCallTokens, type ArgumentSchema, type NeutralMessage } from './emulator-common.ts';
+import { argumentsFor, chosenToolIndex, cutAtStop, isRecord, scriptView, toolCallTokens, type ArgumentSchema, type ModelScript, type NeutralMessage } from './emulator-common.ts';
 
 /**
  * Gemini API (v1beta) request rules and the emulated model's answer, from the public wire format
@@ -260,7 +260,7 @@ export interface GeminiPlan {
  * allowed one under ANY, else the one the user names, else the first: chosenToolIndex); otherwise the shared reply text with stopSequences
  * and maxOutputTokens applied (0 means unset, as in proto3).
  */
-export function planGemini(body: Record<string, unknown>): GeminiPlan {
+export function planGemini(body: Record<string, unknown>, script: ModelScript | null = null): GeminiPlan {
   const contents = list(field(body, 'contents'));
   const last = contents[contents.length - 1];
   const neutral = neutralMessages(body);
@@ -271,6 +271,9 @@ export function planGemini(body: Record<string, unknown>): GeminiPlan {
   const mode = String(field(calling, 'mode') ?? 'AUTO');
   const declarations = declarationsOf(body);
   const lastIsUserAsk = field(last, 'role') !== 'model' && countParts(last, 'functionResponse') === 0;
+  const scripted = script?.(scriptView(neutral, declarations.map((d) => String(d.name))));
+  if (scripted && 'tool' in scripted) return { call: { name: scripted.tool, args: scripted.input as Record<string, string> }, text: '', finishReason: 'STOP', candidateCount, promptTokens, tokensPerCandidate: toolCallTokens(scripted.input) };
+  if (scripted) return { call: null, text: scripted.text, finishReason: 'STOP', candidateCount, promptTokens, tokensPerCandidate: countTokens(scripted.text) };
   if (declarations.length > 0 && mode !== 'NONE' && lastIsUserAsk) {
     const allowed = list(field(calling, 'allowedFunctionNames'));
     const declaration = declarations.find((d) => allowed.includes(d.name)) ?? declarations[chosenToolIndex(declarations.map((d) => String(d.name)), textOf(neutral[neutral.length - 1]?.content))];

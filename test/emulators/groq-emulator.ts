@@ -34,8 +34,8 @@ export const GROQ_MODELS: Record<string, { ownedBy: string; created: number; con
 const REJECTED_FIELDS = ['logprobs', 'logit_bias', 'top_logprobs'];
 
 export class GroqEmulator extends OpenAiEmulator {
-  constructor(options: { apiKey: string }) {
-    super({ apiKey: options.apiKey, chatModels: Object.keys(GROQ_MODELS), completionModels: [], embeddingDimensions: {} });
+  constructor(options: { apiKey: string; moreApiKeys?: string[] }) {
+    super({ apiKey: options.apiKey, moreApiKeys: options.moreApiKeys, chatModels: Object.keys(GROQ_MODELS), completionModels: [], embeddingDimensions: {} });
   }
 
   protected override rateLimitHeaders(): Record<string, string> {
@@ -76,7 +76,7 @@ export class GroqEmulator extends OpenAiEmulator {
 
   protected override async handle(ctx: EmulatorContext): Promise<void> {
     const { req, res, path, fault } = ctx;
-    if (req.headers.authorization !== `Bearer ${this.options.apiKey}`) return this.error(res, 401, 'Invalid API Key', 'invalid_request_error', 'invalid_api_key');
+    if (!this.acceptsBearer(req.headers.authorization)) return this.error(res, 401, 'Invalid API Key', 'invalid_request_error', 'invalid_api_key');
     if (fault?.status) return this.faultError(res, fault);
     const route = path.split('?')[0];
     if (req.method === 'GET' && route === '/openai/v1/models') return this.listModels(res);

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { scriptView } from './emulator-common.ts';
 import { EmulatorServer, sendJson, writeSse, type EmulatorContext, type Fault } from './emulator-server.ts';
 import { answerResponses } from './openai-responses-emulator.ts';
 import { PrefixCache, chosenToolIndex } from './emulator-common.ts';
@@ -104,6 +105,8 @@ export function float32Base64(values: number[]): string {
 
 export interface OpenAiEmulatorOptions {
   apiKey: string;
+  /** More keys the account accepts (a second project's key, say). */
+  moreApiKeys?: string[];
   chatModels?: string[];
   completionModels?: string[];
   embeddingDimensions?: Record<string, number>;
@@ -121,7 +124,15 @@ export class OpenAiEmulator extends EmulatorServer {
       completionModels: EMULATOR_COMPLETION_MODELS,
       embeddingDimensions: EMULATOR_EMBEDDING_DIMENSIONS,
       ...options,
+      // Subclasses pass `moreApiKeys: undefined` through when they were given none.
+      moreApiKeys: options.moreApiKeys ?? [],
     };
+  }
+
+  /** Whether an Authorization header carries one of the account's keys. */
+  protected acceptsBearer(authorization: string | undefined): boolean {
+    if (authorization === `Bearer ${this.options.apiKey}`) return true;
+    return this.options.moreApiKeys.some((key) => authorization === `Bearer ${key}`);
   }
 
   protected rateLimitHeaders(): Record<string, string> {
@@ -157,16 +168,36 @@ export class OpenAiEmulator extends EmulatorServer {
     const retryAfter: Record<string, string> = fault.retryAfterSeconds !== undefined ? { 'retry-after': String(fault.retryAfterSeconds) } : {};
     const headers = { ...this.rateLimitHeaders(), ...retryAfter, ...fault.headers };
     const sentStatus = fault.errorWith200 ? 200 : status;
-    if (fault.quoteKey) return sendJson(res, sentStatus, { error: this.keyQuotingError(message) }, headers);
+    if (fault.quoteKey) return sendJson(res, sentStatus, { error: this.keyQuotingError(message, fault.carriedKey) }, headers);
     sendJson(res, sentStatus, { error: { message: fault.message ?? message, type, param: null, code } }, headers);
   }
 
-  /** An error object that quotes the key the request carried in every field, in every encoding (Fault.quoteKey). */
-  protected keyQuotingError(message: string): Record<string, string> {
-    const key = this.options.apiKey;
+  /**
+   * An error object that quotes the key the request carried in every field, in every encoding
+   * (Fault.quoteKey): as sent, URL-encoded, JSON-escaped, and the ways a careless upstream or proxy
+   * echoes it in a log line: without its prefix, upper- and lower-cased, base64 and base64url (of
+   * the key, of the key without its prefix, inside a Basic credential), split by spaces and lines.
+   */
+  protected keyQuotingError(message: string, carried: string | undefined): Record<string, string> {
+    const key = carried ?? this.options.apiKey;
     const escaped = JSON.stringify(key).slice(1, -1);
+    const bare = key.replace(/^[A-Za-z]+[-_]/, '');
+    const b64 = (text: string) => Buffer.from(text).toString('base64');
+    const b64url = (text: string) => Buffer.from(text).toString('base64url');
+    const groups = (text: string, size: number, separator: string) => text.match(new RegExp(`[\\s\\S]{1,${size}}`, 'g'))!.join(separator);
+    const echoes = [
+      `key id ${bare}`,
+      `KEY=${key.toUpperCase()}`,
+      `key=${key.toLowerCase()}`,
+      `b64 ${b64(key)}`,
+      `b64url ${b64url(key)}`,
+      `bare b64 ${b64(bare)} / ${b64url(bare)}`,
+      `Authorization: Basic ${b64(`api:${key}`)}`,
+      `spaced ${groups(key, 4, ' ')}`,
+      `wrapped ${groups(bare, 6, '\n  ')}`,
+    ];
     return {
-      message: `${message} Request was: Authorization: Bearer ${key}; url ?key=${encodeURIComponent(key)}; body {"api_key":"${escaped}"}`,
+      message: `${message} Request was: Authorization: Bearer ${key}; url ?key=${encodeURIComponent(key)}; body {"api_key":"${escaped}"}; seen as ${echoes.join('; ')}`,
       type: encodeURIComponent(key),
       param: escaped,
       code: `Bearer ${key}`,
@@ -179,13 +210,13 @@ export class OpenAiEmulator extends EmulatorServer {
   /** The mid-stream error event: OpenAI's, or one quoting the key (Fault.quoteKey). */
   protected errorEventFor(fault: Fault | undefined): () => string {
     if (!fault?.quoteKey) return this.streamErrorEvent;
-    return () => `data: ${JSON.stringify({ error: this.keyQuotingError('The server had an error while processing your request.') })}\n\n`;
+    return () => `data: ${JSON.stringify({ error: this.keyQuotingError('The server had an error while processing your request.', fault.carriedKey) })}\n\n`;
   }
 
   protected async handle(ctx: EmulatorContext): Promise<void> {
     const { req, res, path, fault } = ctx;
     const auth = req.headers.authorization;
-    if (auth !== `Bearer ${this.options.apiKey}`) {
+    if (!this.acceptsBearer(auth)) {
       const shown = auth?.replace(/^Bearer\s+/i, '').slice(0, 5) ?? '';
       return this.error(res, 401, auth ? `Incorrect API key provided: ${shown}***.` : "You didn't provide an API key.", 'invalid_request_error', auth ? 'invalid_api_key' : null);
     }
@@ -204,7 +235,7 @@ export class OpenAiEmulator extends EmulatorServer {
   /** POST /v1/responses (openai-responses-emulator.ts): OpenAI's own; its look-alikes (Groq, Together) answer 404 here. */
   protected responses(res: ServerResponse, body: Record<string, unknown>, fault: Fault | undefined): Promise<void> {
     const headers = this.rateLimitHeaders();
-    return answerResponses(res, body, fault, { chatModels: this.options.chatModels, chunkDelayMs: this.chunkDelayMs, headers, error: (r, status, message, type, code, param = null) => this.error(r, status, message, type, code, param) });
+    return answerResponses(res, body, fault, { script: this.script, chatModels: this.options.chatModels, chunkDelayMs: this.chunkDelayMs, headers, error: (r, status, message, type, code, param = null) => this.error(r, status, message, type, code, param) });
   }
 
   protected listModels(res: ServerResponse): void {
@@ -256,6 +287,9 @@ export class OpenAiEmulator extends EmulatorServer {
     const tools = (body.tools as Tool[] | undefined) ?? [];
     const choice = body.tool_choice as string | { function: { name: string } } | undefined;
     const last = messages[messages.length - 1];
+    const scripted = this.script?.(scriptView(messages, tools.map((t) => t.function.name)));
+    if (scripted && 'tool' in scripted) return { messages, toolCall: { name: scripted.tool, arguments: JSON.stringify(scripted.input) }, text: '', finish: 'tool_calls' };
+    if (scripted) return { messages, toolCall: null, text: scripted.text, finish: 'stop' };
     if (tools.length > 0 && choice !== 'none' && last?.role === 'user') {
       const chosen = tools[chosenToolIndex(tools.map((t) => t.function.name), textOf(last.content))];
       const tool = typeof choice === 'object' ? (tools.find((t) => t.function.name === choice.function.name) ?? chosen) : chosen;
@@ -370,8 +404,11 @@ export class OpenAiEmulator extends EmulatorServer {
     const model = body.model as string;
     const native = this.options.embeddingDimensions[model];
     if (!native) return this.error(res, 404, `The model \`${model}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found');
-    const inputs = typeof body.input === 'string' ? [body.input] : (body.input as unknown[]);
-    if (!Array.isArray(inputs) || inputs.length === 0 || inputs.some((i) => typeof i !== 'string' || i === '')) {
+    // OpenAI takes a string, strings, token ids (one input) or arrays of token ids.
+    const raw = body.input;
+    const inputs = typeof raw === 'string' ? [raw] : Array.isArray(raw) && raw.length > 0 && raw.every((i) => typeof i === 'number') ? [raw] : (raw as unknown[]);
+    const isIds = (i: unknown) => Array.isArray(i) && i.length > 0 && i.every((t) => Number.isInteger(t) && t >= 0);
+    if (!Array.isArray(inputs) || inputs.length === 0 || inputs.some((i) => (typeof i !== 'string' || i === '') && !isIds(i))) {
       return this.error(res, 400, "'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.", 'invalid_request_error', null);
     }
     let dimensions = native;
@@ -380,11 +417,11 @@ export class OpenAiEmulator extends EmulatorServer {
       dimensions = body.dimensions as number;
     }
     const base64 = body.encoding_format === 'base64';
-    const data = (inputs as string[]).map((input, index) => {
-      const vector = embeddingFor(input, dimensions);
+    const data = inputs.map((input, index) => {
+      const vector = embeddingFor(typeof input === 'string' ? input : (input as number[]).join(' '), dimensions);
       return { object: 'embedding', index, embedding: base64 ? float32Base64(vector) : vector };
     });
-    const tokens = (inputs as string[]).reduce((sum, i) => sum + countTokens(i), 0);
+    const tokens = inputs.reduce((sum: number, i) => sum + (typeof i === 'string' ? countTokens(i) : (i as number[]).length), 0);
     sendJson(res, 200, { object: 'list', data, model, usage: { prompt_tokens: tokens, total_tokens: tokens } }, this.rateLimitHeaders());
   }
 }

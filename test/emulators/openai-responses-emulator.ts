@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { chosenToolIndex, scriptView, type ModelScript, type NeutralMessage } from './emulator-common.ts';
 import { sendJson, writeSse, type Fault } from './emulator-server.ts';
-import { chosenToolIndex } from './emulator-common.ts';
 import { countTokens, limitText, splitDeltas, textOf } from './openai-emulator.ts';
 import { callableFunctions, validateResponsesRequest } from './openai-responses-request.ts';
 
@@ -32,6 +32,7 @@ const verified = (content: unknown) => {
 };
 
 export interface ResponsesHelpers {
+  script?: ModelScript | null;
   chatModels: string[];
   chunkDelayMs: number;
   headers: Record<string, string>;
@@ -39,9 +40,12 @@ export interface ResponsesHelpers {
 }
 
 /** The deterministic answer: what the emulated model "says" to this input. */
-function plan(body: Record<string, unknown>, items: Item[]) {
+function plan(body: Record<string, unknown>, items: Item[], script: ModelScript | null) {
   const tools = callableFunctions(body.tools);
   const last = items[items.length - 1];
+  const scripted = script?.(scriptView(neutralItems(items, body.instructions), toolNames(body.tools)));
+  if (scripted && 'tool' in scripted) return { text: '', call: { name: scripted.tool, arguments: JSON.stringify(scripted.input) } };
+  if (scripted) return { text: scripted.text, call: null };
   const choice = body.tool_choice as string | { type: string; name?: string; namespace?: string } | undefined;
   if (last?.type === 'function_call_output') return { text: `The tool returned ${typeof last.output === 'string' ? last.output : textOf(last.output)}`, call: null };
   if (tools.length > 0 && choice !== 'none' && (last?.type ?? 'message') === 'message' && last?.role === 'user') {
@@ -60,6 +64,27 @@ function plan(body: Record<string, unknown>, items: Item[]) {
   return { text: `You said: ${textOf(lastUser?.content)}`, call: null };
 }
 
+/** Input items as neutral messages (what a script sees): messages by role, calls as assistant turns, outputs as tool results. */
+function neutralItems(items: Item[], instructions: unknown): NeutralMessage[] {
+  const out: NeutralMessage[] = typeof instructions === 'string' ? [{ role: 'system', content: instructions }] : [];
+  for (const item of items) {
+    const type = item.type ?? 'message';
+    if (type === 'message') out.push({ role: item.role === 'developer' ? 'system' : String(item.role), content: item.content });
+    else if (type === 'function_call' || type === 'custom_tool_call') out.push({ role: 'assistant', content: `${String(item.name)}(${String(item.arguments ?? item.input ?? '')})` });
+    else if (type === 'function_call_output' || type === 'custom_tool_call_output') out.push({ role: 'tool', content: typeof item.output === 'string' ? item.output : textOf(item.output) });
+  }
+  return out;
+}
+
+/** Names of the tools offered: functions and custom tools by name, a namespace's functions as `namespace.name`, built-ins by type. */
+function toolNames(tools: unknown): string[] {
+  if (!Array.isArray(tools)) return [];
+  return (tools as Item[]).flatMap((t) => {
+    if (t.type === 'namespace') return ((t.tools as Item[] | undefined) ?? []).map((inner) => `${String(t.name)}.${String(inner.name)}`);
+    return typeof t.name === 'string' ? [t.name] : [String(t.type)];
+  });
+}
+
 export async function answerResponses(res: ServerResponse, body: Record<string, unknown>, fault: Fault | undefined, h: ResponsesHelpers): Promise<void> {
   const model = body.model;
   if (typeof model !== 'string' || !h.chatModels.includes(model)) return h.error(res, 404, `The model \`${String(model)}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found', 'model');
@@ -75,7 +100,7 @@ export async function answerResponses(res: ServerResponse, body: Record<string, 
 
   const id = `resp_${randomBytes(12).toString('hex')}`;
   const createdAt = Math.floor(Date.now() / 1000);
-  const answer = plan(body, items);
+  const answer = plan(body, items, h.script ?? null);
   const maxTokens = body.max_output_tokens as number | undefined;
   const limited = answer.call ? { text: '', finish: 'stop' as const } : limitText(answer.text, maxTokens, undefined);
   const reasoning = body.reasoning && typeof body.reasoning === 'object' && (body.reasoning as { effort?: string }).effort !== 'none';

@@ -73,7 +73,7 @@ export class TogetherEmulator extends OpenAiEmulator {
 
   protected override async handle(ctx: EmulatorContext): Promise<void> {
     const { req, res, path, fault } = ctx;
-    if (req.headers.authorization !== `Bearer ${this.options.apiKey}`) {
+    if (!this.acceptsBearer(req.headers.authorization)) {
       return this.error(res, 401, 'Invalid API key provided. You can find your API key at https://api.together.xyz/settings/api-keys.', 'invalid_request_error', 'invalid_api_key');
     }
     if (fault?.status) return this.faultError(res, fault);

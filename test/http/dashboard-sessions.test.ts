@@ -10,6 +10,9 @@ function clock(start = Date.UTC(2026, 10, 1)) {
   return c;
 }
 
+/** Whether a session is live, checked with both its halves as the dashboard page sends them. */
+const live = (sessions: DashboardSessions, s: { id: string; token: string }) => sessions.check(s.id, s.token);
+
 /** The error a redemption throws, as the HTTP layer would render it. */
 function refusal(sessions: DashboardSessions, code: unknown): PatchbayError {
   try {
@@ -26,9 +29,11 @@ describe('dashboard sign-in codes and sessions', () => {
     const codes = Array.from({ length: 50 }, () => sessions.createCode().code);
     expect(new Set(codes).size).toBe(50);
     for (const code of codes) expect(Buffer.from(code, 'base64url').length).toBeGreaterThanOrEqual(16);
-    const id = sessions.redeemCode(codes[0]);
-    expect(Buffer.from(id, 'base64url').length).toBeGreaterThanOrEqual(16);
-    expect(sessions.check(id)).toBe(true);
+    const session = sessions.redeemCode(codes[0]);
+    expect(Buffer.from(session.id, 'base64url').length).toBeGreaterThanOrEqual(16);
+    expect(Buffer.from(session.token, 'base64url').length).toBeGreaterThanOrEqual(16);
+    expect(session.token).not.toBe(session.id);
+    expect(live(sessions, session)).toBe(true);
   });
 
   it('accepts a code once', () => {
@@ -55,7 +60,7 @@ describe('dashboard sign-in codes and sessions', () => {
     const sessions = new DashboardSessions();
     const codes = Array.from({ length: 6 }, () => sessions.createCode().code);
     expect(refusal(sessions, codes[0]).status).toBe(401);
-    for (const code of codes.slice(1)) expect(typeof sessions.redeemCode(code)).toBe('string');
+    for (const code of codes.slice(1)) expect(typeof sessions.redeemCode(code).token).toBe('string');
   });
 
   it('ends a session after 12 h idle or 7 days in all, and on sign-out', () => {
@@ -64,33 +69,45 @@ describe('dashboard sign-in codes and sessions', () => {
     const idle = sessions.redeemCode(sessions.createCode().code);
     const busy = sessions.redeemCode(sessions.createCode().code);
     const out = sessions.redeemCode(sessions.createCode().code);
-    sessions.end(out);
-    expect(sessions.check(out)).toBe(false);
+    sessions.end(out.id);
+    expect(live(sessions, out)).toBe(false);
     c.t += 11 * HOUR;
-    expect(sessions.check(busy)).toBe(true);
+    expect(live(sessions, busy)).toBe(true);
     c.t += 1 * HOUR;
-    expect(sessions.check(idle)).toBe(false);
+    expect(live(sessions, idle)).toBe(false);
     // Used every 11 hours it stays signed in, but never beyond 7 days.
     const start = Date.UTC(2026, 10, 1);
     while (c.t + 10 * HOUR < start + 7 * 24 * HOUR) {
       c.t += 10 * HOUR;
-      expect(sessions.check(busy)).toBe(true);
+      expect(live(sessions, busy)).toBe(true);
     }
     c.t = start + 7 * 24 * HOUR;
-    expect(sessions.check(busy)).toBe(false);
+    expect(live(sessions, busy)).toBe(false);
   });
 
-  it('after 20 failed attempts in a minute refuses every attempt, even a right code, for a minute', () => {
+  it('after 20 failed attempts in a minute from one source refuses its wrong codes for a minute; other sources and valid codes are never kept out', () => {
     const c = clock();
     const sessions = new DashboardSessions({ now: c.now });
-    const { code } = sessions.createCode();
-    for (let i = 0; i < 19; i++) expect(refusal(sessions, `guess-${i}`).status).toBe(401);
-    expect(refusal(sessions, 'guess-19').status).toBe(401);
-    const locked = refusal(sessions, code);
-    expect(locked).toMatchObject({ status: 429, code: 'rate_limit_exceeded' });
-    expect(locked.headers?.['retry-after']).toBe('60');
+    const guesser = {};
+    const user = {};
+    const refusedFrom = (code: string, source: object) => {
+      try {
+        sessions.redeemCode(code, source);
+      } catch (error) {
+        return error as PatchbayError;
+      }
+      throw new Error('the code was accepted');
+    };
+    for (let i = 0; i < 20; i++) expect(refusedFrom(`guess-${i}`, guesser).status).toBe(401);
+    const throttled = refusedFrom('guess-20', guesser);
+    expect(throttled).toMatchObject({ status: 429, code: 'rate_limit_exceeded' });
+    expect(throttled.headers?.['retry-after']).toBe('60');
+    // Another source's typo is an ordinary 401, and valid codes work from both.
+    expect(refusedFrom('typo', user).status).toBe(401);
+    expect(live(sessions, sessions.redeemCode(sessions.createCode().code, user))).toBe(true);
+    expect(live(sessions, sessions.redeemCode(sessions.createCode().code, guesser))).toBe(true);
     c.t += MINUTE;
-    expect(sessions.check(sessions.redeemCode(code))).toBe(true);
+    expect(refusedFrom('guess-21', guesser).status).toBe(401);
   });
 
   it('does not lock out failures spread over more than a minute', () => {
@@ -100,7 +117,19 @@ describe('dashboard sign-in codes and sessions', () => {
       expect(refusal(sessions, `typo-${i}`).status).toBe(401);
       c.t += 4_000;
     }
-    expect(sessions.check(sessions.redeemCode(sessions.createCode().code))).toBe(true);
+    expect(live(sessions, sessions.redeemCode(sessions.createCode().code))).toBe(true);
+  });
+
+  it('needs both halves: the cookie alone, the page token alone or halves of two sessions open nothing', () => {
+    const sessions = new DashboardSessions();
+    const a = sessions.redeemCode(sessions.createCode().code);
+    const b = sessions.redeemCode(sessions.createCode().code);
+    expect(sessions.check(a.id, undefined)).toBe(false);
+    expect(sessions.check(a.id, '')).toBe(false);
+    expect(sessions.check(a.token, a.token)).toBe(false);
+    expect(sessions.check(a.id, b.token)).toBe(false);
+    expect(sessions.check(a.id, a.id)).toBe(false);
+    expect(live(sessions, a) && live(sessions, b)).toBe(true);
   });
 
   it('reads every patchbay_session cookie of a Cookie header', () => {

@@ -38,6 +38,9 @@ describe('--help on every command and subcommand', () => {
     [['providers', 'test', '--help'], /patchbay providers test NAME/],
     [['usage', '--help'], /patchbay usage \[--month YYYY-MM\][\s\S]*--export csv\|json/],
     [['help', 'keys'], /Key settings:[\s\S]*--rpm N +requests per minute/],
+    [['agents', '--help'], /patchbay agents set claude \[--main MODEL\][\s\S]*CLAUDE_CODE_SUBAGENT_MODEL/],
+    [['help', 'claude'], /patchbay claude \[--key KEY\][\s\S]*CLAUDE_CODE_AUTO_COMPACT_WINDOW/],
+    [['help', 'codex'], /patchbay codex \[--key KEY\][\s\S]*model_context_window/],
     [['keys', '--data-dir', home, 'create', '--help'], /patchbay keys create --name NAME/],
   ])('patchbay %j', async (args, expected) => {
     const result = { code: 0, stdout: '', stderr: '' };

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { request } from 'node:http';
+import { Agent, request, type Agent as HttpAgent } from 'node:http';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +29,22 @@ function call(base: string, method: string, path: string, headers: Record<string
   });
 }
 
+/** The same, through a given agent (its kept-alive connection), telling which socket carried it. */
+function callWith(agent: HttpAgent, base: string, method: string, path: string, headers: Record<string, string>, body: unknown, onSocket: (socket: unknown) => void): Promise<Answer> {
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = request(`${base}${path}`, { agent, method, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)), ...headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text, json: () => JSON.parse(text) }));
+    });
+    req.on('socket', onSocket);
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
 const codeOf = (url: string) => new URL(url).hash.replace(/^#code=/, '');
 
 describe('signing in to the dashboard with a one-time link', () => {
@@ -37,12 +53,16 @@ describe('signing in to the dashboard with a one-time link', () => {
   let base: string;
   let own: Record<string, string>;
 
-  /** Signs in as the dashboard page does; returns the Cookie header to send afterwards. */
+  /**
+   * Signs in as the dashboard page does; returns the Cookie header, and `session`: the headers the
+   * page sends afterwards (the cookie and its own half in X-Patchbay-Session).
+   */
   const signIn = async (code: string) => {
     const answer = await call(base, 'POST', '/api/session', own, { code });
-    expect(answer.status, answer.text).toBe(204);
-    const cookie = String(answer.headers['set-cookie']);
-    return { answer, cookie: cookie.split(';')[0] };
+    expect(answer.status, answer.text).toBe(200);
+    const cookie = String(answer.headers['set-cookie']).split(';')[0];
+    const token = answer.json().token as string;
+    return { answer, cookie, token, session: { cookie, 'x-patchbay-session': token } };
   };
 
   beforeAll(async () => {
@@ -54,21 +74,28 @@ describe('signing in to the dashboard with a one-time link', () => {
     await pb?.stop();
   });
 
-  it('exchanges the code in the sign-in link for a session cookie that alone opens the management API', async () => {
+  it('exchanges the code in the sign-in link for a session of two halves, a cookie and a page token, that together open the management API', async () => {
     const url = pb.patchbay.createSignInUrl();
     expect(url).toMatch(new RegExp(`^${base}/ui/#code=[A-Za-z0-9_-]{22,}$`));
     expect(url).not.toContain(pb.patchbay.adminToken);
 
-    const { answer, cookie } = await signIn(codeOf(url));
+    const { answer, cookie, token, session } = await signIn(codeOf(url));
     // Exactly these flags: no Secure (plain http on loopback would never send it back), no Domain.
     expect(answer.headers['set-cookie']).toEqual([expect.stringMatching(/^patchbay_session=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=\/; Max-Age=604800$/)]);
-    expect(answer.text).toBe('');
+    expect(answer.json()).toEqual({ token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), header: 'X-Patchbay-Session', expires_in_s: 604800 });
+    expect(cookie).not.toContain(token);
 
-    const keys = await call(base, 'GET', '/api/keys', { cookie });
+    const keys = await call(base, 'GET', '/api/keys', session);
     expect(keys.status, keys.text).toBe(200);
     expect(keys.json().data.map((k: { name: string }) => k.name)).toContain('default');
-    expect((await call(base, 'GET', '/api/session', { cookie })).json()).toEqual({ signed_in: true });
-    // Without the cookie the same call is refused, and the message names both ways in.
+    expect((await call(base, 'GET', '/api/session', session)).json()).toEqual({ signed_in: true });
+    // Either half alone opens nothing: the cookie reaches every local server the browser visits.
+    expect((await call(base, 'GET', '/api/keys', { cookie })).status).toBe(401);
+    expect((await call(base, 'GET', '/api/keys', { cookie, origin: base })).status).toBe(401);
+    expect((await call(base, 'POST', '/api/keys', { cookie, origin: base }, { name: 'stolen' })).status).toBe(401);
+    expect((await call(base, 'GET', '/api/keys', { 'x-patchbay-session': token })).status).toBe(401);
+    expect((await call(base, 'GET', '/api/keys', { authorization: `Bearer ${token}` })).status).toBe(401);
+    // Without any credential the call is refused, and the message names both ways in.
     const refused = await call(base, 'GET', '/api/keys');
     expect(refused.status).toBe(401);
     expect(refused.json().error.message).toMatch(/admin token.*patchbay ui/s);
@@ -108,33 +135,33 @@ describe('signing in to the dashboard with a one-time link', () => {
     const { code, url, expires_at } = minted.json();
     expect(url).toBe(`${base}/ui/#code=${code}`);
     expect(Date.parse(expires_at) - clock.t).toBe(10 * 60_000);
-    const { cookie } = await signIn(code);
-    const bySession = await call(base, 'POST', '/api/session/code', { cookie, ...own });
+    const { session } = await signIn(code);
+    const bySession = await call(base, 'POST', '/api/session/code', { ...session, ...own });
     expect(bySession.status).toBe(403);
     expect(bySession.text).not.toMatch(/"code":"[A-Za-z0-9_-]{22}"/);
   });
 
   it('lets a cookie write only from Patchbay\'s own origin (CSRF); the admin token keeps working without one', async () => {
-    const { cookie } = await signIn(codeOf(pb.patchbay.createSignInUrl()));
+    const { session } = await signIn(codeOf(pb.patchbay.createSignInUrl()));
     const before = pb.patchbay.keys.list().length;
     const body = { name: 'from-the-dashboard' };
 
-    const noOrigin = await call(base, 'POST', '/api/keys', { cookie }, body);
+    const noOrigin = await call(base, 'POST', '/api/keys', session, body);
     expect(noOrigin.status).toBe(403);
     expect(noOrigin.json().error.code).toBe('cross_origin_refused');
     expect(noOrigin.json().error.message).toMatch(/Origin/);
     // Another page on this machine shares the cookie (cookies ignore ports) but not the origin.
-    const otherPort = await call(base, 'POST', '/api/keys', { cookie, origin: 'http://127.0.0.1:5173' }, body);
+    const otherPort = await call(base, 'POST', '/api/keys', { ...session, origin: 'http://127.0.0.1:5173' }, body);
     expect(otherPort.status).toBe(403);
     expect(otherPort.json().error.code).toBe('cross_origin_refused');
-    const foreign = await call(base, 'POST', '/api/keys', { cookie, origin: 'https://attacker.example' }, body);
+    const foreign = await call(base, 'POST', '/api/keys', { ...session, origin: 'https://attacker.example' }, body);
     expect(foreign.status).toBe(403);
     for (const method of ['PATCH', 'DELETE', 'PUT']) {
-      expect((await call(base, method, '/api/providers/openai/secret', { cookie }, { secret: 'sk-x' })).status).toBe(403);
+      expect((await call(base, method, '/api/providers/openai/secret', session, { secret: 'sk-x' })).status).toBe(403);
     }
     expect(pb.patchbay.keys.list()).toHaveLength(before);
 
-    const ownPage = await call(base, 'POST', '/api/keys', { cookie, ...own }, body);
+    const ownPage = await call(base, 'POST', '/api/keys', { ...session, ...own }, body);
     expect(ownPage.status, ownPage.text).toBe(200);
     expect(ownPage.json().secret).toMatch(/^pb-/);
     const byToken = await call(base, 'POST', '/api/keys', { authorization: `Bearer ${pb.patchbay.adminToken}` }, { name: 'from-a-script' });
@@ -143,48 +170,65 @@ describe('signing in to the dashboard with a one-time link', () => {
   });
 
   it('keeps the Host check for cookie requests', async () => {
-    const { cookie } = await signIn(codeOf(pb.patchbay.createSignInUrl()));
-    const rebound = await call(base, 'GET', '/api/keys', { cookie, host: `attacker.example:${pb.patchbay.port}` });
+    const { session } = await signIn(codeOf(pb.patchbay.createSignInUrl()));
+    const rebound = await call(base, 'GET', '/api/keys', { ...session, host: `attacker.example:${pb.patchbay.port}` });
     expect(rebound.status).toBe(403);
     expect(rebound.json().error.code).toBe('invalid_host');
   });
 
   it('never lets the cookie stand in for a /v1 key', async () => {
-    const { cookie } = await signIn(codeOf(pb.patchbay.createSignInUrl()));
-    const client = new OpenAI({ baseURL: `${base}/v1`, apiKey: 'not-a-patchbay-key', maxRetries: 0, defaultHeaders: { cookie } });
+    const { session } = await signIn(codeOf(pb.patchbay.createSignInUrl()));
+    const client = new OpenAI({ baseURL: `${base}/v1`, apiKey: 'not-a-patchbay-key', maxRetries: 0, defaultHeaders: session });
     await expect(client.models.list()).rejects.toMatchObject({ status: 401, code: 'invalid_api_key' });
-    const bare = await call(base, 'GET', '/v1/models', { cookie, ...own });
+    const bare = await call(base, 'GET', '/v1/models', { ...session, ...own });
     expect(bare.status).toBe(401);
   });
 
   it('signs out: the cookie is cleared and the session forgotten', async () => {
-    const { cookie } = await signIn(codeOf(pb.patchbay.createSignInUrl()));
-    const out = await call(base, 'DELETE', '/api/session', { cookie, ...own });
+    const { session } = await signIn(codeOf(pb.patchbay.createSignInUrl()));
+    const out = await call(base, 'DELETE', '/api/session', { ...session, ...own });
     expect(out.status).toBe(204);
     expect(out.headers['set-cookie']).toEqual(['patchbay_session=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0']);
-    expect((await call(base, 'GET', '/api/session', { cookie })).status).toBe(401);
-    expect((await call(base, 'GET', '/api/keys', { cookie })).status).toBe(401);
+    expect((await call(base, 'GET', '/api/session', session)).status).toBe(401);
+    expect((await call(base, 'GET', '/api/keys', session)).status).toBe(401);
   });
 
   it('ends a session after 12 hours unused', async () => {
-    const { cookie } = await signIn(codeOf(pb.patchbay.createSignInUrl()));
+    const { session } = await signIn(codeOf(pb.patchbay.createSignInUrl()));
     clock.t += 11 * 3_600_000;
-    expect((await call(base, 'GET', '/api/session', { cookie })).status).toBe(200);
+    expect((await call(base, 'GET', '/api/session', session)).status).toBe(200);
     clock.t += 12 * 3_600_000;
-    expect((await call(base, 'GET', '/api/session', { cookie })).status).toBe(401);
+    expect((await call(base, 'GET', '/api/session', session)).status).toBe(401);
   });
 
-  it('pauses sign-in for a minute after 20 wrong codes in a minute, so codes cannot be guessed', async () => {
+  it('slows down only the connection that guesses: after 20 wrong codes it gets 429 and is closed, while a valid code signs in from anywhere', async () => {
     const good = codeOf(pb.patchbay.createSignInUrl());
-    const statuses: number[] = [];
-    for (let i = 0; i < 20; i++) statuses.push((await call(base, 'POST', '/api/session', own, { code: `guess${i}AAAAAAAAAAAAAAAA` })).status);
-    expect(statuses).toEqual(Array(20).fill(401));
-    const locked = await call(base, 'POST', '/api/session', own, { code: good });
-    expect(locked.status).toBe(429);
-    expect(locked.headers['retry-after']).toBe('60');
-    expect(locked.json().error.message).toMatch(/paused/);
-    clock.t += 60_000;
-    await signIn(good);
+    // The guessing process: one kept-alive connection, as a loop in a script holds it.
+    const guesser = new Agent({ keepAlive: true, maxSockets: 1 });
+    const sockets = new Set<unknown>();
+    const guess = (code: string) => callWith(guesser, base, 'POST', '/api/session', own, { code }, (socket) => sockets.add(socket));
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 20; i++) statuses.push((await guess(`guess${i}AAAAAAAAAAAAAAAA`)).status);
+      expect(statuses).toEqual(Array(20).fill(401));
+      expect(sockets.size).toBe(1);
+      const throttled = await guess('guess20AAAAAAAAAAAAAAAA');
+      expect(throttled.status).toBe(429);
+      expect(throttled.headers['retry-after']).toBe('60');
+      expect(throttled.headers.connection).toBe('close');
+      expect(throttled.json().error.message).toMatch(/this connection/);
+
+      // The user's browser, on its own connection, is not kept out: the valid unused code works at once.
+      const { session } = await signIn(good);
+      expect((await call(base, 'GET', '/api/session', session)).status).toBe(200);
+      // Nor is a valid code ever refused on the throttled source itself (it reconnects after the close).
+      const another = await guess(codeOf(pb.patchbay.createSignInUrl()));
+      expect(another.status, another.text).toBe(200);
+      // A wrong code is still just wrong for everyone else.
+      expect((await call(base, 'POST', '/api/session', own, { code: 'typoAAAAAAAAAAAAAAAAAAA' })).status).toBe(401);
+    } finally {
+      guesser.destroy();
+    }
   });
 
   it('signs everyone out when Patchbay restarts (sessions live in memory only)', async () => {
@@ -192,11 +236,11 @@ describe('signing in to the dashboard with a one-time link', () => {
     try {
       const first = await startPatchbay({ dataDir });
       const answer = await call(first.patchbay.url, 'POST', '/api/session', { origin: first.patchbay.url }, { code: codeOf(first.patchbay.createSignInUrl()) });
-      const cookie = String(answer.headers['set-cookie']).split(';')[0];
-      expect((await call(first.patchbay.url, 'GET', '/api/session', { cookie })).status).toBe(200);
+      const session = { cookie: String(answer.headers['set-cookie']).split(';')[0], 'x-patchbay-session': answer.json().token };
+      expect((await call(first.patchbay.url, 'GET', '/api/session', session)).status).toBe(200);
       await first.stop();
       const second = await startPatchbay({ dataDir });
-      expect((await call(second.patchbay.url, 'GET', '/api/session', { cookie })).status).toBe(401);
+      expect((await call(second.patchbay.url, 'GET', '/api/session', session)).status).toBe(401);
       await second.stop();
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
@@ -267,7 +311,7 @@ describe('the sign-in link from the command line', () => {
     expect(lines[1]).toBe(`Dashboard: ${origin}/ui/`);
     expect(lines[2]).toMatch(new RegExp(`^Sign in: ${origin}/ui/#code=[A-Za-z0-9_-]{22,}$`));
     const link = lines[2].slice('Sign in: '.length);
-    expect((await signInWith(link)).status).toBe(204);
+    expect((await signInWith(link)).status).toBe(200);
     expect((await signInWith(link)).status).toBe(401);
     expect(serverOut).not.toContain(readFileSync(join(home, 'data', 'admin-token'), 'utf8').trim());
   });
@@ -278,9 +322,9 @@ describe('the sign-in link from the command line', () => {
     const link = /^Sign in: (http:\/\/127\.0\.0\.1:\d+\/ui\/#code=\S+)$/m.exec(result.stdout)?.[1];
     expect(link, result.stdout).toBeDefined();
     const answer = await signInWith(link!);
-    expect(answer.status).toBe(204);
-    const cookie = String(answer.headers['set-cookie']).split(';')[0];
-    expect((await call(new URL(link!).origin, 'GET', '/api/keys', { cookie })).status).toBe(200);
+    expect(answer.status).toBe(200);
+    const session = { cookie: String(answer.headers['set-cookie']).split(';')[0], 'x-patchbay-session': answer.json().token };
+    expect((await call(new URL(link!).origin, 'GET', '/api/keys', session)).status).toBe(200);
     expect(existsSync(opened)).toBe(false);
   });
 
@@ -296,7 +340,7 @@ describe('the sign-in link from the command line', () => {
     // The opener runs detached; wait (bounded) for it to have been handed the link.
     for (let i = 0; i < 100 && !existsSync(opened); i++) await new Promise((r) => setTimeout(r, 50));
     expect(readFileSync(opened, 'utf8')).toBe(link);
-    expect((await signInWith(link)).status).toBe(204);
+    expect((await signInWith(link)).status).toBe(200);
   });
 
   it('patchbay ui without a running server says to start it, in one line, and exits 1', async () => {

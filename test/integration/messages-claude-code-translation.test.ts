@@ -135,6 +135,7 @@ describe('output_config.effort on a model that reasons (gpt-oss on Groq)', () =>
   it.each([
     ['high', 'high', null],
     ['max', 'high', 'output_config.effort=high (reasoning_effort has no max)'],
+    ['xhigh', 'high', 'output_config.effort=high (reasoning_effort has no xhigh)'],
   ])('effort %s becomes reasoning_effort %s', async (effort, sent, adjusted) => {
     const response = await postMessages(claudeCodeBody('groq/openai/gpt-oss-120b', [ASK], { output_config: { effort } }));
     expect(response.status, await response.clone().text()).toBe(200);
@@ -208,6 +209,10 @@ describe('max_tokens above the model output limit', () => {
     // The request log answers the same, for the dashboard's request detail.
     const detail = await fetch(`${rig.pb.patchbay.url}/api/usage/log/${row.request_id as string}`, { headers: { authorization: `Bearer ${rig.pb.patchbay.adminToken}` } });
     expect(((await detail.json()) as { adjustments: unknown }).adjustments).toEqual(JSON.parse(row.adjustments as string));
+    // And the CSV export has the column.
+    const csv = await (await fetch(`${rig.pb.patchbay.url}/api/usage/export?format=csv`, { headers: { authorization: `Bearer ${rig.pb.patchbay.adminToken}` } })).text();
+    expect(csv.split('\r\n')[0].split(',')).toContain('adjustments');
+    expect(csv).toContain('max_tokens=16384 (gpt-4o output limit; asked 32000)');
   });
 
   it('is lowered on /v1/chat/completions too (opencode and Qwen Code send 32,000), streamed', async () => {
@@ -251,6 +256,15 @@ describe('max_tokens above the model output limit', () => {
     expect(responses.status, await responses.clone().text()).toBe(200);
     expect((lastUpstream('groq').body as { max_tokens: number }).max_tokens).toBe(32768);
     expect(responses.headers.get('x-patchbay-adjusted')).toBe('max_output_tokens=32768 (llama-3.3-70b-versatile output limit; asked 40000)');
+    // OpenAI's own Responses API gets the caller's body with only the model and the limit changed.
+    const passed = await fetch(`${rig.pb.patchbay.url}/v1/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${rig.pb.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'openai/gpt-4o', max_output_tokens: 32000, input: 'Hello' }),
+    });
+    expect(passed.status, await passed.clone().text()).toBe(200);
+    expect(lastUpstream('openai').body).toEqual({ model: 'gpt-4o', max_output_tokens: 16384, input: 'Hello' });
+    expect(passed.headers.get('x-patchbay-adjusted')).toBe('max_output_tokens=16384 (gpt-4o output limit; asked 32000)');
   });
 
   it('uses the limit of the endpoint that answers when the first one fails (fallback)', async () => {

@@ -6,6 +6,7 @@ import { startPatchbay, type TestPatchbay } from '../helpers/start-patchbay.ts';
 
 const KEY = 'sk-test-origin-bound-0123456789abcdef';
 const NEW_KEY = 'sk-test-origin-rebound-fedcba9876543210';
+const WORK_KEY = 'sk-test-origin-work-key-5555555555555';
 
 /** Every credential-shaped thing a request carried: Authorization, x-api-key, x-goog-api-key, a key= query parameter. */
 function credentialsSeen(emulator: OpenAiEmulator): string[] {
@@ -18,7 +19,7 @@ function credentialsSeen(emulator: OpenAiEmulator): string[] {
 
 describe('a provider secret is sent only to the origin it was set for', () => {
   // Two upstreams on different ports: "home" is where the key was set, "elsewhere" is where the base URL is moved.
-  const home = new OpenAiEmulator({ apiKey: KEY });
+  const home = new OpenAiEmulator({ apiKey: KEY, moreApiKeys: [WORK_KEY] });
   const elsewhere = new OpenAiEmulator({ apiKey: NEW_KEY });
   const keychainService = `patchbay-test-origin-${process.pid}`;
   const urls = { home: '', elsewhere: '' };
@@ -41,6 +42,7 @@ describe('a provider secret is sent only to the origin it was set for', () => {
   });
   afterEach(async () => {
     if (pb) await api('DELETE', '/providers/openai/secret').catch(() => undefined);
+    if (pb) await api('DELETE', '/providers/openai/secrets/work').catch(() => undefined);
     await pb?.stop();
     pb = undefined;
     home.requests.length = 0;
@@ -95,6 +97,29 @@ describe('a provider secret is sent only to the origin it was set for', () => {
     expect((await api('PATCH', '/providers/openai', { baseUrl: `${urls.elsewhere}/v1` })).json.secret_withheld).toBe(true);
     expect((await api('PATCH', '/providers/openai', { baseUrl: `${urls.home}/v1` })).json.secret_withheld).toBe(false);
     expect((await chat()).choices[0].message.content).toBe('You said: hello');
+  });
+
+  it('every labelled key is bound to the origin it was set for: moving the base URL withholds them all, and only a key set again is sent to the new host', async () => {
+    pb = await startPatchbay({ config: { providers: { openai: { baseUrl: `${urls.home}/v1` } } }, env: {}, keychainService });
+    await api('PUT', '/providers/openai/secret', { secret: KEY });
+    await api('PUT', '/providers/openai/secrets/work', { secret: WORK_KEY });
+    expect((await chat()).choices[0].message.content).toBe('You said: hello');
+
+    const moved = await api('PATCH', '/providers/openai', { baseUrl: `${urls.elsewhere}/v1` });
+    expect(moved.json.secret_withheld).toBe(true);
+    expect(moved.json.keys.map((k: { label: string; withheld: boolean }) => [k.label, k.withheld])).toEqual([['default', true], ['work', true]]);
+    expect(moved.json.keys[1].notice).toContain('its key "work" is withheld until you set it again (patchbay providers set-key openai --label work)');
+    expect(((await chat().catch((e: { status: number }) => e)) as { status: number }).status).toBe(503);
+    expect(credentialsSeen(elsewhere)).toEqual([]);
+
+    // Only the key set again for the new origin goes there; the other stays withheld, never sent.
+    const reset = await api('PUT', '/providers/openai/secrets/work', { secret: NEW_KEY });
+    expect(reset.json.secret_withheld).toBe(false);
+    expect(reset.json.keys.map((k: { label: string; withheld: boolean }) => [k.label, k.withheld])).toEqual([['default', true], ['work', false]]);
+    expect((await chat()).choices[0].message.content).toBe('You said: hello');
+    expect((await chat()).choices[0].message.content).toBe('You said: hello');
+    expect(credentialsSeen(elsewhere)).toEqual([`Bearer ${NEW_KEY}`, `Bearer ${NEW_KEY}`]);
+    await api('DELETE', '/providers/openai/secrets/work');
   });
 
   it('an environment-variable key is bound to the base URL Patchbay started with', async () => {

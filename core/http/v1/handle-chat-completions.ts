@@ -5,6 +5,7 @@ import { validateBody } from '../validate-body.ts';
 import { readSessionBody } from './read-session.ts';
 import type { RouteRequest } from '../../routing/router.ts';
 import { chatTexts, measurePrompt } from '../../routing/estimate-tokens.ts';
+import { choicesFanOut } from './estimate-admission.ts';
 import { hashPrefix, leadingMessages, toolNames } from '../../routing/prefix-affinity.ts';
 import { serveRouted, type V1Context } from './serve-routed.ts';
 import type { V1Request } from './v1-request.ts';
@@ -37,6 +38,7 @@ export async function handleChatCompletions(req: IncomingMessage, res: ServerRes
     affinity: () => hashPrefix([toolNames(body.tools), leadingMessages(body.messages)]),
     stream: body.stream === true,
     includeUsage: body.stream_options?.include_usage === true,
+    fanOut: choicesFanOut(body.n),
     json: (adapter, call) => adapter.chat(body, call),
     openStream: (adapter, call, includeUsage) => adapter.streamChat(body, call, includeUsage),
   });

@@ -5,6 +5,7 @@ import { completionRequestSchema } from '../../protocols/openai/request-schemas.
 import { validateBody } from '../validate-body.ts';
 import { readSessionBody } from './read-session.ts';
 import { measureTextsOrIds } from '../../routing/estimate-tokens.ts';
+import { completionsFanOut } from './estimate-admission.ts';
 import { serveRouted, type V1Context } from './serve-routed.ts';
 import type { V1Request } from './v1-request.ts';
 
@@ -27,6 +28,7 @@ export async function handleCompletions(req: IncomingMessage, res: ServerRespons
     },
     stream: body.stream === true,
     includeUsage: body.stream_options?.include_usage === true,
+    fanOut: completionsFanOut(body),
     json: (adapter, call) => adapter.complete(body, call),
     openStream: (adapter, call, includeUsage) => adapter.streamComplete(body, call, includeUsage),
   });

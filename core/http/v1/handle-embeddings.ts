@@ -5,6 +5,7 @@ import { embeddingRequestSchema } from '../../protocols/openai/request-schemas.t
 import { validateBody } from '../validate-body.ts';
 import { readSessionBody } from './read-session.ts';
 import { measureTextsOrIds } from '../../routing/estimate-tokens.ts';
+import { EMBEDDINGS_FAN_OUT } from './estimate-admission.ts';
 import { serveRouted, type V1Context } from './serve-routed.ts';
 import type { V1Request } from './v1-request.ts';
 
@@ -25,6 +26,7 @@ export async function handleEmbeddings(req: IncomingMessage, res: ServerResponse
     },
     stream: false,
     includeUsage: false,
+    fanOut: EMBEDDINGS_FAN_OUT,
     json: (adapter, call) => adapter.embed(body, call),
   });
 }

@@ -4,11 +4,11 @@ import { RequestCancel } from '../../providers/cancel-signal.ts';
 import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall } from '../../providers/provider-adapter.ts';
 import { parseFallbackHeader, parseStrategyHeader } from '../../routing/resolve-model.ts';
 import { KeyLimiter } from '../../keys/key-limiter.ts';
-import { expectedCost } from '../../routing/rank-endpoints.ts';
 import { ASSUMED_COMPLETION_TOKENS, type RoutePlan, type RouteRequest, type Router } from '../../routing/router.ts';
 import { headerValue } from '../header-value.ts';
 import type { IngressCodec } from '../../protocols/ingress-codec.ts';
 import { openAiCodec } from '../../protocols/openai/openai-chat-codec.ts';
+import { estimateAdmission, SINGLE_ANSWER, type FanOut } from './estimate-admission.ts';
 import { elapsedMs, type V1Request } from './v1-request.ts';
 import { Adjustments } from '../../protocols/neutral/adjustments.ts';
 
@@ -20,6 +20,8 @@ export interface RoutedOperation {
   affinity?: () => string | null;
   stream: boolean;
   includeUsage: boolean;
+  /** How many generations the request can cost (estimate-admission.ts); one answer when absent. */
+  fanOut?: FanOut;
   /** The caller's protocol: how stream items, the stream's end and errors are written (OpenAI's when absent). */
   codec?: IngressCodec;
   json(adapter: ProviderAdapter, call: UpstreamCall): Promise<JsonReply>;
@@ -73,8 +75,8 @@ export async function serveRouted(req: IncomingMessage, res: ServerResponse, ctx
     const key = request.key;
     if (key && KeyLimiter.isLimited(key)) {
       const outputTokens = operation.route.maxTokens ?? ASSUMED_COMPLETION_TOKENS;
-      const costUsd = Math.max(...plan.candidates.map((e) => expectedCost(e, plan.promptTokens, outputTokens))) + ctx.routingFeeUsd;
-      request.admission = ctx.limiter.admit(key, { tokens: plan.promptTokens + outputTokens, costUsd }, request.headers);
+      const estimate = estimateAdmission(plan.promptTokens, outputTokens, operation.fanOut ?? SINGLE_ANSWER, plan.candidates, ctx.routingFeeUsd);
+      request.admission = ctx.limiter.admit(key, estimate, request.headers);
     }
     if (operation.stream && operation.openStream) {
       await serveStream(res, ctx, request, operation, plan, abort);

@@ -39,16 +39,17 @@ function openParts(adapter: ProviderAdapter, decoded: DecodedMessages, call: Ups
   const reasons = call.endpoint.capabilities.has('reasoning');
   if (thinking && !reasons) adjustments?.drop('thinking');
   if (!effort) return streamNeutralViaChat(adapter, request, call);
-  if (!reasons || !CHAT_EFFORTS.has(effort === 'max' ? 'high' : effort)) {
+  const chatEffort = CHAT_EFFORTS.get(effort);
+  if (!reasons || !chatEffort) {
     adjustments?.drop('output_config.effort');
     return streamNeutralViaChat(adapter, request, call);
   }
-  if (effort === 'max') adjustments?.adjust('output_config.effort=high (reasoning_effort has no max)');
-  return streamNeutralViaChat(withChatExtras(adapter, { reasoning_effort: effort === 'max' ? 'high' : effort }), request, call);
+  if (chatEffort !== effort) adjustments?.adjust(`output_config.effort=${chatEffort} (reasoning_effort has no ${effort})`);
+  return streamNeutralViaChat(withChatExtras(adapter, { reasoning_effort: chatEffort }), request, call);
 }
 
-/** The reasoning_effort values OpenAI-compatible upstreams share. */
-const CHAT_EFFORTS = new Set(['low', 'medium', 'high']);
+/** Anthropic's effort levels as the reasoning_effort values OpenAI-compatible upstreams share (their top is high). */
+const CHAT_EFFORTS = new Map([['low', 'low'], ['medium', 'medium'], ['high', 'high'], ['xhigh', 'high'], ['max', 'high']]);
 
 /** A whole Message from a non-Anthropic upstream: its answer streamed as neutral parts and collected. */
 export async function translateMessage(adapter: ProviderAdapter, call: UpstreamCall, decoded: DecodedMessages, identity: MessageIdentity): Promise<JsonReply> {

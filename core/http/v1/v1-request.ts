@@ -117,6 +117,7 @@ export function toUsageRecord(request: V1Request, routingFeeUsd: number): UsageR
     cacheWrite1hTokens: counts.cacheWrite1hTokens,
     reasoningTokens: counts.reasoningTokens,
     adjustments: request.adjustments?.toRecord() ?? null,
+    providerKey: request.trace.keyLabel,
     sessionId: request.session.id,
     sessionSource: request.session.source,
     agentId: request.session.agentId,

@@ -1,15 +1,22 @@
+import { clearSessionToken, sessionHeaders } from '../session/session-token.ts';
 import { ApiError } from './api-error.ts';
 
 type UnauthorizedListener = (error: ApiError) => void;
 const unauthorizedListeners = new Set<UnauthorizedListener>();
 
 /**
- * Called whenever /api answers 401: the session cookie expired or was cleared, so the app goes
- * back to the sign-in screen from wherever it was. Returns the unsubscribe function.
+ * Called whenever /api answers 401: the session expired or was ended, so the app goes back to the
+ * sign-in screen from wherever it was. Returns the unsubscribe function.
  */
 export function onUnauthorized(listener: UnauthorizedListener): () => void {
   unauthorizedListeners.add(listener);
   return () => unauthorizedListeners.delete(listener);
+}
+
+/** A 401 from any /api call (the live stream's too): the session is over; forget its page half. */
+export function announceUnauthorized(error: ApiError): void {
+  clearSessionToken();
+  for (const listener of unauthorizedListeners) listener(error);
 }
 
 export interface RequestOptions {
@@ -18,7 +25,7 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
-async function readError(res: Response): Promise<ApiError> {
+export async function readError(res: Response): Promise<ApiError> {
   const text = await res.text().catch(() => '');
   try {
     const body = JSON.parse(text) as { error?: { message?: string; type?: string; param?: string | null; code?: string | null } };
@@ -33,8 +40,9 @@ async function readError(res: Response): Promise<ApiError> {
 }
 
 /**
- * The one way the dashboard calls /api. Cookies go along automatically (same origin); the page
- * never holds a token. Throws ApiError for every non-2xx answer and for a network failure.
+ * The one way the dashboard calls /api: the session cookie goes along (same origin) and the page's
+ * half of the session in X-Patchbay-Session; the page never holds the admin token. Throws ApiError
+ * for every non-2xx answer and for a network failure.
  */
 export async function apiRequest<T>(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<T> {
   let res: Response;
@@ -42,7 +50,7 @@ export async function apiRequest<T>(method: string, path: string, body?: unknown
     res = await fetch(`/api${path}`, {
       method,
       credentials: 'same-origin',
-      headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+      headers: { ...sessionHeaders(), accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: options.signal,
     });
@@ -52,7 +60,7 @@ export async function apiRequest<T>(method: string, path: string, body?: unknown
   }
   if (!res.ok) {
     const error = await readError(res);
-    if (res.status === 401 && !options.quiet401) for (const listener of unauthorizedListeners) listener(error);
+    if (res.status === 401 && !options.quiet401) announceUnauthorized(error);
     throw error;
   }
   if (res.status === 204) return undefined as T;

@@ -27,12 +27,14 @@ export type {
   UsageSeries,
   UsageTotals,
 } from '../../../core/management/management-views.ts';
-export type { KeyView, ProviderView } from '../../../core/management/management-service.ts';
+export type { KeyView, ProviderKeyView, ProviderView } from '../../../core/management/management-service.ts';
 export type { ExplainRequest, RouteExplanation, SkipCode } from '../../../core/routing/route-plan.ts';
 export type { ManagedModel } from '../../../core/management/list-managed-models.ts';
 
 /** GET /api/status. */
 export type StatusBody = ReturnType<ManagementService['status']>;
+/** GET /api/agents. */
+export type AgentsBody = ReturnType<ManagementService['agents']>;
 /** GET /api/routing (and PATCH's answer). */
 export type RoutingBody = ReturnType<ManagementService['getRouting']>;
 /** POST /api/providers/:name/test. */

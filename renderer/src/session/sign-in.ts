@@ -1,5 +1,6 @@
 import { api } from '../api/api-client.ts';
 import { ApiError } from '../api/api-error.ts';
+import { clearSessionToken, readSessionToken, saveSessionToken } from './session-token.ts';
 
 export type SessionState = { signedIn: true } | { signedIn: false; message?: string };
 
@@ -11,15 +12,17 @@ export function readSignInCode(hash: string): string | null {
 }
 
 /**
- * Signs in on page load: exchanges a `#code=` from the sign-in link for the session cookie, then
- * takes the code out of the address bar (it is single-use, but it should not linger in history or
- * be copied along with the URL). Without a code, asks whether the cookie is still good.
+ * Signs in on page load: exchanges a `#code=` from the sign-in link for a session (a cookie, and a
+ * token kept in this origin's localStorage), then takes the code out of the address bar (it is
+ * single-use, but it should not linger in history or be copied along with the URL). Without a
+ * code, asks whether the stored session is still good (a reload, another tab).
  */
 export async function startSession(location: Location = window.location, history: History = window.history): Promise<SessionState> {
   const code = readSignInCode(location.hash);
   if (code) {
     try {
-      await api.post('/session', { code }, { quiet401: true });
+      const { token } = await api.post<{ token: string }>('/session', { code }, { quiet401: true });
+      saveSessionToken(token);
       return { signedIn: true };
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) {
@@ -30,11 +33,15 @@ export async function startSession(location: Location = window.location, history
       history.replaceState(history.state, '', `${location.pathname}${location.search}`);
     }
   }
+  if (!readSessionToken()) return { signedIn: false };
   try {
     await api.get('/session', { quiet401: true });
     return { signedIn: true };
   } catch (error) {
-    if (error instanceof ApiError && error.status === 401) return { signedIn: false };
+    if (error instanceof ApiError && error.status === 401) {
+      clearSessionToken();
+      return { signedIn: false };
+    }
     throw error;
   }
 }

@@ -49,7 +49,7 @@ beforeEach(() => (seen.length = 0));
 const adapter = new OpenAiCompatibleAdapter(2_000);
 
 function call(provider: string, model: string, options: { builtin?: boolean; nativeCompletions?: boolean; dimensions?: number } = {}): UpstreamCall {
-  const resolved: ResolvedProvider = { name: provider, protocol: 'openai', baseUrl, enabled: true, headers: {}, apiKeyEnv: undefined, builtin: options.builtin ?? true, requiresKey: false, models: [] };
+  const resolved: ResolvedProvider = { name: provider, protocol: 'openai', baseUrl, enabled: true, headers: {}, apiKeyEnv: undefined, builtin: options.builtin ?? true, requiresKey: false, models: [], keyOrder: 'ordered' };
   const endpoint = { ...defaultEndpoint(provider, model), nativeCompletions: options.nativeCompletions ?? false, dimensions: options.dimensions };
   return { endpoint, provider: resolved, apiKey: 'sk-upstream', signal: new AbortController().signal, firstByteTimeoutMs: 2_000 };
 }

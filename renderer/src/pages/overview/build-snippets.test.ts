@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildSnippets } from './build-snippets.ts';
+import { buildAgentSnippets, buildSnippets } from './build-snippets.ts';
 
 describe('client snippets', () => {
   it('covers the five clients, each using the base URL', () => {
@@ -24,5 +24,20 @@ describe('client snippets', () => {
     expect(byId.langchain).toContain('api_key="pb-NEW"');
     expect(byId.curl).toContain('Bearer pb-NEW');
     expect(byId['openai-python']).not.toContain('import os');
+  });
+});
+
+describe('agent snippets', () => {
+  const agents = [{ agent: 'claude', name: 'Claude Code', command: 'patchbay claude', shell: 'export ANTHROPIC_BASE_URL=http://h\nexport ANTHROPIC_AUTH_TOKEN=$PATCHBAY_KEY\nclaude' }];
+
+  it('put the one command first, then the same by hand', () => {
+    const [snippet] = buildAgentSnippets(agents, null);
+    expect(snippet).toMatchObject({ id: 'agent-claude', label: 'Claude Code', language: 'sh' });
+    expect(snippet.code.indexOf('patchbay claude')).toBeLessThan(snippet.code.indexOf('export ANTHROPIC_BASE_URL=http://h'));
+    expect(snippet.code).toContain('ANTHROPIC_AUTH_TOKEN=$PATCHBAY_KEY');
+  });
+
+  it('carry a just-created key in the by-hand part', () => {
+    expect(buildAgentSnippets(agents, 'pb-NEW')[0].code).toContain('ANTHROPIC_AUTH_TOKEN=pb-NEW');
   });
 });

@@ -75,3 +75,29 @@ console.log(text);`,
     },
   ];
 }
+
+/** What GET /api/agents says of one coding agent (core/management/describe-agents.ts). */
+export interface AgentSnippetSource {
+  agent: string;
+  name: string;
+  command: string;
+  shell: string;
+}
+
+/**
+ * Claude Code and Codex CLI beside the clients: the one command first, then the same by hand
+ * (Patchbay's own plan of it, so the two never differ). A just-created key takes the place of
+ * $PATCHBAY_KEY in the by-hand part.
+ */
+export function buildAgentSnippets(agents: AgentSnippetSource[], key: string | null): Snippet[] {
+  return agents.map((a) => ({
+    id: `agent-${a.agent}`,
+    label: a.name,
+    language: 'sh',
+    code: `# One command, while Patchbay runs (it makes a key for ${a.name} on first use and keeps it in the keychain):
+${a.command}
+
+# The same by hand:
+${key ? a.shell.replaceAll('$PATCHBAY_KEY', key) : a.shell}`,
+  }));
+}

@@ -3,14 +3,14 @@ import { Tabs } from 'radix-ui';
 import { useMemo, useState } from 'react';
 import { api } from '../../api/api-client.ts';
 import { queryKeys, useKeys, useStatus } from '../../api/shared-queries.ts';
-import type { KeyView, ProviderStatus, UsageTotals } from '../../api/types.ts';
+import type { AgentsBody, KeyView, ProviderStatus, UsageTotals } from '../../api/types.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { EmptyState, ErrorNote } from '../../components/query-state.tsx';
 import { SecretDialog } from '../../components/secret-dialog.tsx';
 import { formatMs, formatPercent, formatTokens, formatUsd } from '../../format/format-numbers.ts';
 import { useNavigate } from '../../layout/navigation-context.ts';
 import { todayUtc } from '../usage/date-range.ts';
-import { buildSnippets } from './build-snippets.ts';
+import { buildAgentSnippets, buildSnippets } from './build-snippets.ts';
 
 function TotalsCard({ title, totals }: { title: string; totals: UsageTotals | undefined }) {
   return (
@@ -70,7 +70,8 @@ export default function OverviewPage() {
   });
 
   const baseUrl = status.data?.base_url ?? `${window.location.origin}/v1`;
-  const snippets = useMemo(() => buildSnippets(baseUrl, createdSecret), [baseUrl, createdSecret]);
+  const agents = useQuery({ queryKey: ['agents'], queryFn: () => api.get<AgentsBody>('/agents') });
+  const snippets = useMemo(() => [...buildSnippets(baseUrl, createdSecret), ...buildAgentSnippets(agents.data?.data ?? [], createdSecret)], [baseUrl, createdSecret, agents.data]);
   const providers = status.data?.providers ?? [];
   const usable = providers.filter((p) => p.enabled && !p.secret_withheld && (p.key_source !== 'none' || !p.requires_key));
   const activeKeys = (keys.data ?? []).filter((k) => k.status === 'active');

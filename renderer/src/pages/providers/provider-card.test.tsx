@@ -12,7 +12,7 @@ afterEach(() => vi.unstubAllGlobals());
 
 const ollama: ProviderView = {
   name: 'ollama', protocol: 'openai', builtin: false, enabled: true, base_url: 'http://127.0.0.1:11434/v1',
-  key_source: 'none', requires_key: false, secret_withheld: false, notice: null, models: [],
+  key_source: 'none', requires_key: false, secret_withheld: false, notice: null, models: [], keys: [], key_order: 'ordered',
 };
 
 function Card({ provider }: { provider: ProviderView }) {

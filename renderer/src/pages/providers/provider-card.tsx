@@ -7,6 +7,7 @@ import { formatMs } from '../../format/format-numbers.ts';
 import { BaseUrlForm } from './base-url-form.tsx';
 import { invalidModelFields, ModelTable } from './model-table.tsx';
 import type { ProviderMutations } from './provider-mutations.ts';
+import { ProviderKeys } from './provider-keys.tsx';
 import { SecretForm } from './secret-form.tsx';
 
 /** A provider's configured models, as the editor holds them: saving replaces the whole list, so it starts from what is there. */
@@ -63,6 +64,7 @@ export function ProviderCard({ provider, mutations }: { provider: ProviderView; 
         </div>
       </div>
       <SecretForm provider={provider} mutations={mutations} />
+      <ProviderKeys provider={provider} mutations={mutations} />
       <BaseUrlForm provider={provider} mutations={mutations} />
       <div className="row">
         <button type="button" className="button" onClick={() => test.mutate(provider.name)} disabled={test.isPending && testedThis}>

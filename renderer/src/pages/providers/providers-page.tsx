@@ -12,7 +12,7 @@ export default function ProvidersPage() {
   return (
     <>
       <h1>Providers</h1>
-      <ErrorNote error={providers.error ?? mutations.update.error ?? mutations.deleteSecret.error ?? mutations.remove.error} />
+      <ErrorNote error={providers.error ?? mutations.update.error ?? mutations.deleteSecret.error ?? mutations.deleteLabelledSecret.error ?? mutations.remove.error} />
       {noKeys ? (
         <EmptyState title="No provider keys yet">
           <p>Paste a key from your OpenAI, Anthropic, Google AI Studio, Groq or Together account into its card below. It is stored in your OS keychain and never shown again. Or add a local server (Ollama, LM Studio, vLLM) at the bottom: it needs no key.</p>

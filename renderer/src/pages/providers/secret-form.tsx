@@ -30,18 +30,20 @@ export function SecretForm({ provider, mutations }: { provider: ProviderView; mu
     }
   };
 
+  // This form is the unlabelled ("default") key's; labelled keys have their own (provider-keys.tsx).
+  const source = provider.keys.find((k) => k.label === 'default')?.source ?? 'none';
   const state =
-    provider.key_source === 'keychain' ? 'set (from keychain)' : provider.key_source === 'env' ? 'set (from an environment variable, which overrides the keychain)' : provider.requires_key ? 'not set' : 'not needed';
+    source === 'keychain' ? 'set (from keychain)' : source === 'env' ? 'set (from an environment variable, which overrides the keychain)' : provider.requires_key ? 'not set' : 'not needed';
   return (
     <form className="inline-form" onSubmit={submit} noValidate>
       <div className="label-line">
         <label htmlFor={id}>API key</label>
-        <span className="muted" aria-live="polite">{provider.secret_withheld ? 'withheld' : state}{saved && provider.key_source === 'keychain' ? ' · saved' : ''}</span>
+        <span className="muted" aria-live="polite">{provider.secret_withheld ? 'withheld' : state}{saved && source === 'keychain' ? ' · saved' : ''}</span>
       </div>
       <div className="row">
-        <input id={id} name="secret" type="password" autoComplete="off" placeholder={provider.key_source === 'none' ? 'Paste the provider key' : 'Paste a new key to replace it'} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : undefined} />
-        <button type="submit" className="button" disabled={mutations.setSecret.isPending}>{provider.key_source === 'keychain' ? 'Replace' : 'Save'}</button>
-        {provider.key_source === 'keychain' ? (
+        <input id={id} name="secret" type="password" autoComplete="off" placeholder={source === 'none' ? 'Paste the provider key' : 'Paste a new key to replace it'} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : undefined} />
+        <button type="submit" className="button" disabled={mutations.setSecret.isPending}>{source === 'keychain' ? 'Replace' : 'Save'}</button>
+        {source === 'keychain' ? (
           <button type="button" className="button danger" onClick={() => mutations.deleteSecret.mutate(provider.name)}>Delete key</button>
         ) : null}
       </div>

@@ -22,7 +22,7 @@ export function RequestDetail({ row, onClose }: { row: RequestRow | null; onClos
             <div><dt>Time</dt><dd>{formatDateTime(r.ts)}</dd></div>
             <div><dt>Key</dt><dd>{r.key_name ?? r.key_id ?? '—'}</dd></div>
             <div><dt>Requested</dt><dd>{r.requested_model}{r.strategy ? ` (${r.strategy})` : ''}</dd></div>
-            <div><dt>Served by</dt><dd>{r.provider ? `${r.provider} / ${r.model}` : '—'}</dd></div>
+            <div><dt>Served by</dt><dd>{r.provider ? `${r.provider} / ${r.model}${r.provider_key ? ` (key ${r.provider_key})` : ''}` : '—'}</dd></div>
             <div><dt>Status</dt><dd>{String(r.status)}{r.error_type ? ` · ${r.error_type}` : ''}</dd></div>
             <div><dt>Tokens</dt><dd>{formatTokens(r.prompt_tokens)} in, {formatTokens(r.completion_tokens)} out</dd></div>
             <div><dt>Cost</dt><dd>{formatUsd(r.cost_usd)}</dd></div>

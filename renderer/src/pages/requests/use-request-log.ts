@@ -1,6 +1,7 @@
 import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { api, toQuery } from '../../api/api-client.ts';
+import { openEventStream } from '../../api/open-event-stream.ts';
 import type { RequestLogPage, RequestRow } from '../../api/types.ts';
 import { mergeLiveRow, type RequestFilters } from './request-filters.ts';
 
@@ -22,21 +23,20 @@ export function useRequestLog(filters: RequestFilters) {
   const [live, setLive] = useState<'connecting' | 'live' | 'offline'>('connecting');
 
   useEffect(() => {
-    if (typeof EventSource === 'undefined') return;
-    // Same origin: the session cookie goes along; no token in the URL.
-    const events = new EventSource('/api/events');
-    events.onopen = () => setLive('live');
-    events.onerror = () => setLive(events.readyState === EventSource.CLOSED ? 'offline' : 'connecting');
-    events.addEventListener('request', (event) => {
-      let row: RequestRow;
-      try {
-        row = JSON.parse((event as MessageEvent<string>).data) as RequestRow;
-      } catch {
-        return;
-      }
-      queryClient.setQueryData(['request-log', filters], (data: Parameters<typeof mergeLiveRow>[0]) => mergeLiveRow(data, row, filters));
+    // The session's page half goes in a header (see open-event-stream.ts); no token in the URL.
+    return openEventStream('/events', {
+      onState: setLive,
+      onEvent: (name, data) => {
+        if (name !== 'request') return;
+        let row: RequestRow;
+        try {
+          row = JSON.parse(data) as RequestRow;
+        } catch {
+          return;
+        }
+        queryClient.setQueryData(['request-log', filters], (cached: Parameters<typeof mergeLiveRow>[0]) => mergeLiveRow(cached, row, filters));
+      },
     });
-    return () => events.close();
     // eslint-disable-next-line react-hooks/exhaustive-deps -- filters are compared by value through the key
   }, [queryClient, JSON.stringify(filters)]);
 

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { api, toQuery } from '../../api/api-client.ts';
+import { downloadFile } from '../../api/download-file.ts';
 import type { LatencyRow, UsageSeries, UsageTotals } from '../../api/types.ts';
 import { EmptyState, ErrorNote } from '../../components/query-state.tsx';
 import { formatMs, formatPercent, formatTokens, formatUsd } from '../../format/format-numbers.ts';
@@ -43,6 +44,11 @@ export default function UsagePage() {
   const tokens = useMemo(() => pivotSeries(series.data?.data ?? [], days, 'total_tokens'), [series.data, days]);
   const lat = useMemo(() => pivotLatency(latency.data?.data ?? [], days), [latency.data, days]);
   const t = totals.data;
+  const [exportError, setExportError] = useState<Error | null>(null);
+  const exportUsage = (format: 'csv' | 'json') => {
+    setExportError(null);
+    downloadFile(`/usage/export${toQuery({ format, month })}`, `patchbay-usage-${month}.${format}`).catch((error: Error) => setExportError(error));
+  };
 
   return (
     <>
@@ -56,10 +62,11 @@ export default function UsagePage() {
           ))}
         </fieldset>
         <span className="push-right">Export:</span>
-        <a className="button small" href={`/api/usage/export?format=csv&month=${month}`} download>CSV</a>
-        <a className="button small" href={`/api/usage/export?format=json&month=${month}`} download>JSON</a>
+        {(['csv', 'json'] as const).map((format) => (
+          <button key={format} type="button" className="button small" onClick={() => exportUsage(format)}>{format.toUpperCase()}</button>
+        ))}
       </div>
-      <ErrorNote error={totals.error ?? series.error ?? latency.error} />
+      <ErrorNote error={totals.error ?? series.error ?? latency.error ?? exportError} />
       <dl className="card stats wide">
         <div><dt>Requests</dt><dd>{formatTokens(t?.requests)}</dd></div>
         <div><dt>Errors</dt><dd>{formatTokens(t?.errors)}</dd></div>

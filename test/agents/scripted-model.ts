@@ -1,0 +1,48 @@
+import type { ModelScript, ScriptedTurn } from '../emulators/emulator-common.ts';
+import { resultText } from '../emulators/emulator-common.ts';
+
+/**
+ * What the emulated model of every provider does when a real agent talks to it, so that a test can
+ * predict each step:
+ *
+ * - "Run the shell command `CMD`": calls the agent's shell tool (Claude Code's `Bash`, Codex's
+ *   `exec_command`) with CMD, when that tool is offered; says it has no shell tool otherwise.
+ * - When the request carries a tool result: answers from it ("The token is TOKEN-…" when the
+ *   output holds a token, else "The command printed …").
+ * - "Remember the word W": "Noted W."
+ * - "What was the first word?": the W of the earliest "Remember the word W" in the history the
+ *   agent replayed (so the answer proves the history reached the provider), "I was told no word." otherwise.
+ * - "Say W": "W".
+ * - Anything else (an agent's own background calls: session titles, summaries): a short JSON object
+ *   when the request looks like it asks for one, else "OK".
+ */
+export const agentScript: ModelScript = (view) => {
+  if (view.toolResults) {
+    const output = view.toolResults.join('\n');
+    const token = /TOKEN-[a-z0-9]+/.exec(output)?.[0];
+    return { text: token ? `The token is ${token}.` : `The command printed: ${output.trim().slice(0, 200)}` };
+  }
+  const ask = view.lastUserText;
+  const command = /Run the shell command `([^`]+)`/.exec(ask)?.[1];
+  if (command) return shellCall(command, view.tools) ?? { text: `I have no shell tool (offered: ${view.tools.join(', ')}).` };
+  const remember = /Remember the word (\S+?)\./.exec(ask)?.[1];
+  if (remember) return { text: `Noted ${remember}.` };
+  if (/What was the first word\?/.test(ask)) {
+    for (const message of view.messages) {
+      const word = message.role === 'user' ? /Remember the word (\S+?)\./.exec(resultText(message.content))?.[1] : undefined;
+      if (word) return { text: `The first word was ${word}.` };
+    }
+    return { text: 'I was told no word.' };
+  }
+  const say = /Say (\S+?)\./.exec(ask)?.[1];
+  if (say) return { text: say };
+  const system = view.messages.filter((m) => m.role === 'system').map((m) => resultText(m.content)).join(' ');
+  if (/title/i.test(system) && /json/i.test(system)) return { text: '{"title": "Agent test"}' };
+  return { text: 'OK' };
+};
+
+function shellCall(command: string, tools: string[]): ScriptedTurn | undefined {
+  if (tools.includes('Bash')) return { tool: 'Bash', input: { command, description: 'Print the token file' } };
+  if (tools.includes('exec_command')) return { tool: 'exec_command', input: { cmd: command } };
+  return undefined;
+}
