@@ -202,7 +202,9 @@ export async function startPatchbay(upstreamPort: number, nodeArgs: string[] = [
   delete env.GEMINI_API_KEY;
   // BENCH_PATCHBAY_BIN runs another build of the same CLI (e.g. one compiled to JavaScript).
   const bin = process.env.BENCH_PATCHBAY_BIN || join(ROOT, 'bin', 'patchbay.js');
-  const created = spawnSync(process.execPath, [bin, 'keys', 'create', '--name', 'bench', '--rpm', '100000000', '--tpm', '1000000000000', '--data-dir', dataDir], { env, encoding: 'utf8' });
+  // BENCH_TOKEN_CAP gives the key a monthly token cap too (bench/postgres-column.ts: one reservation and one settlement per request).
+  const cap = env.BENCH_TOKEN_CAP ? ['--token-cap', env.BENCH_TOKEN_CAP] : [];
+  const created = spawnSync(process.execPath, [bin, 'keys', 'create', '--name', 'bench', '--rpm', '100000000', '--tpm', '1000000000000', ...cap, '--data-dir', dataDir], { env, encoding: 'utf8' });
   const key = created.stdout.trim();
   if (created.status !== 0 || !key.startsWith('pb-')) throw new Error(`"patchbay keys create" failed (${created.status}): ${created.stderr}`);
 

@@ -12,7 +12,7 @@ export function inProcessConnection(patchbay: Patchbay, dataDir: string): Router
     async snapshot() {
       const day = utcDay(Date.now());
       const status = management.status();
-      const totals = management.usageTotals({ from: day, to: day });
+      const totals = await management.usageTotals({ from: day, to: day });
       return { strategy: status.strategy, paused: status.paused, failingEndpoints: failingFromStatus(status.endpoints), today: { day, requests: totals.requests, costUsd: totals.cost_usd } };
     },
     async setStrategy(strategy) {
@@ -22,7 +22,7 @@ export function inProcessConnection(patchbay: Patchbay, dataDir: string): Router
       management.setRouting({ paused });
     },
     async createKey(name) {
-      return management.createKey({ name }).secret;
+      return (await management.createKey({ name })).secret;
     },
     async signInUrl() {
       return patchbay.createSignInUrl();

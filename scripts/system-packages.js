@@ -10,6 +10,8 @@ export const SYSTEM_PACKAGES = [
   { name: 'dbus', modes: ['test', 'start'], command: 'dbus-run-session', keychain: true },
   { name: 'gnome-keyring', modes: ['test', 'start'], command: 'gnome-keyring-daemon', keychain: true },
   { name: 'chromium', modes: ['test'], file: '/usr/bin/chromium' },
+  // The PostgreSQL store tests start a throwaway cluster; Debian's postgresql-common installs pg_ctlcluster.
+  { name: 'postgresql', modes: ['test'], command: 'pg_ctlcluster' },
 ];
 
 const INSTALL_HINTS = {

@@ -9,7 +9,6 @@ import { DashboardSessions } from '../http/dashboard-sessions.ts';
 import { HostGuard } from '../http/host-guard.ts';
 import { limitConnections } from '../http/limit-connections.ts';
 import { KeyLimiter } from '../keys/key-limiter.ts';
-import { KeyStore } from '../keys/key-store.ts';
 import { setUpstreamLimits, type UpstreamLimits } from '../providers/upstream-limits.ts';
 import { ManagementService } from '../management/management-service.ts';
 import { HealthTracker } from '../routing/health-tracker.ts';
@@ -21,8 +20,10 @@ import { reachableHostNames, resolveListenAddresses } from './listen-addresses.t
 import { seedHealth } from '../routing/seed-health.ts';
 import { KeychainSecretStore } from '../secrets/keychain-secret-store.ts';
 import { closeTokenCounter } from '../tokens/count-tokens.ts';
-import { openDatabase, type PatchbayDatabase } from '../usage/open-database.ts';
-import { UsageStore } from '../usage/usage-store.ts';
+import type { PatchbayDatabase } from '../usage/open-database.ts';
+import type { UsageStore } from '../usage/usage-store.ts';
+import type { KeyStore } from '../keys/key-store.ts';
+import { openStores, type Stores } from './open-stores.ts';
 import { EventHub } from '../events/event-hub.ts';
 import { connectEvents } from '../events/connect-events.ts';
 
@@ -46,6 +47,8 @@ export interface PatchbayOptions {
   dashboard?: { dir?: string; now?: () => number };
   /** Bytes of one upstream answer held in memory (defaults in upstream-limits.ts; tests set small ones). Process-wide. */
   limits?: Partial<UpstreamLimits>;
+  /** postgres://USER@HOST:PORT/DB (`--database`, PATCHBAY_DATABASE_URL): keys, usage and caps in PostgreSQL, shared by replicas. */
+  databaseUrl?: string;
 }
 
 export interface Patchbay {
@@ -59,6 +62,9 @@ export interface Patchbay {
   port: number;
   config: PatchbayConfig;
   catalog: Catalog;
+  /** Keys, usage and caps behind the interfaces both backends implement. */
+  stores: Stores;
+  /** SQLite only (tests, the benchmark): the database file, its key store and usage store. They throw on PostgreSQL. */
   db: PatchbayDatabase;
   keys: KeyStore;
   usage: UsageStore;
@@ -88,20 +94,19 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   if (permissionsNotice) log(permissionsNotice);
   const host = options.host ?? config.host;
   setUpstreamLimits(options.limits);
-  const db = openDatabase(options.dataDir);
-  const keys = new KeyStore(db);
   const events = new EventHub();
-  const usage = new UsageStore(db, log, { writerThread: true, events: { hub: events, keyName: (id) => keys.get(id)?.name ?? null } });
+  const stores = await openStores({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, log, events });
+  const { keys, usage } = stores;
   const secrets = new KeychainSecretStore(options.env ?? process.env, options.keychainService);
   const keychainNotice = secrets.unavailableNotice();
   if (keychainNotice) log(keychainNotice);
   // Pass-through ids (any model of a user-defined provider) are not in the catalog: their health expires.
   const health = new HealthTracker({ ...config.breaker, windowSize: config.healthWindow.size, windowMs: config.healthWindow.maxAgeMs }, Date.now, (id) => catalog.endpoints.has(id));
   const { catalog, router } = createRouter(config, secrets, health);
-  seedHealth(health, db, config.healthWindow.maxAgeMs);
+  seedHealth(health, await stores.reader.recentAttempts(Date.now() - config.healthWindow.maxAgeMs));
   const interfaces = networkInterfaces();
   const hostGuard = new HostGuard({ allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins, listenHost: host, reachableAt: reachableHostNames(host, interfaces) });
-  const limiter = new KeyLimiter((keyId, monthStart) => usage.keyTotalsSince(keyId, monthStart));
+  const limiter = new KeyLimiter(stores.ledger);
   const configPath = options.configPath ?? join(options.dataDir, 'config.json');
   connectEvents(events, health, limiter);
   const management = new ManagementService({
@@ -110,7 +115,7 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
     catalog,
     router,
     keys,
-    usage,
+    usage: stores.reader,
     secrets,
     health,
     events,
@@ -123,7 +128,7 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   const sessions = new DashboardSessions({ now: options.dashboard?.now });
   const { listener, drain } = createRequestListener({ config, catalog, router, keys, limiter, usage, hostGuard, management, adminToken, log, sessions, dashboardDir: options.dashboard?.dir });
 
-  const firstKey = keys.count() === 0 ? keys.create({ name: 'default' }).secret : null;
+  const firstKey = (await keys.createIfNone({ name: 'default' }))?.secret ?? null;
 
   // Slowloris bounds: headers and request bodies must arrive in seconds (Node's defaults allow a
   // minute or more), and open connections are capped (near the cap, the slowest header senders go first).
@@ -145,8 +150,7 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
     // Not listening (the port is taken, say): release what was opened, so a caller that retries
     // on another port (the desktop app) holds one database and one writer thread, not two.
     events.close();
-    await usage.close();
-    db.close();
+    await stores.close();
     await closeTokenCounter();
     throw error;
   }
@@ -169,9 +173,16 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
     port,
     config,
     catalog,
-    db,
-    keys,
-    usage,
+    stores,
+    get db() {
+      return sqliteOnly(stores).db;
+    },
+    get keys() {
+      return sqliteOnly(stores).keys;
+    },
+    get usage() {
+      return sqliteOnly(stores).usage;
+    },
     health,
     firstKey,
     createSignInUrl: () => `${url}/ui/#code=${sessions.createCode().code}`,
@@ -188,8 +199,7 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
           clearTimeout(deadline);
           // Requests cut at the deadline still finish their bookkeeping: wait for it, then save.
           await drain();
-          await usage.close();
-          db.close();
+          await stores.close();
           await closeTokenCounter();
           resolve();
         });
@@ -198,6 +208,11 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
       return closing;
     },
   };
+}
+
+function sqliteOnly(stores: Stores): NonNullable<Stores['sqlite']> {
+  if (!stores.sqlite) throw new Error('This Patchbay runs on PostgreSQL: use patchbay.stores, not the SQLite handles.');
+  return stores.sqlite;
 }
 
 export function readVersion(): string {

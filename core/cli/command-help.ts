@@ -89,13 +89,16 @@ Resumes routing after "patchbay routing pause".`,
 };
 
 const COMMANDS: Record<string, string> = {
-  serve: `Usage: patchbay serve [--port N] [--host H] [--data-dir DIR] [--config FILE]
+  serve: `Usage: patchbay serve [--port N] [--host H] [--data-dir DIR] [--config FILE] [--database URL]
 
 Starts the router (default http://127.0.0.1:8790/v1). Stop it with Ctrl-C: in-flight requests finish.
 
   --port N, -p N   port to listen on (0 picks a free one)
   --host H         address to listen on (default 127.0.0.1). Anything but loopback makes the API
-                   reachable from the network, protected only by Patchbay keys.`,
+                   reachable from the network, protected only by Patchbay keys.
+  --database URL   keys, usage and caps in PostgreSQL (postgres://USER@HOST:PORT/DB; or set
+                   PATCHBAY_DATABASE_URL), shared by every replica started with the same URL.
+                   Without it: SQLite in the data dir.`,
   keys: `Usage:\n${Object.values(KEYS).map((text) => `  ${text.split('\n')[0].replace('Usage: ', '')}`).join('\n')}\n\nKey settings:\n${KEY_FLAGS}\n\n"patchbay keys create --help" and the like tell more.`,
   providers: `Usage:\n${Object.values(PROVIDERS).map((text) => `  ${text.split('\n')[0].replace('Usage: ', '')}`).join('\n')}\n\n"patchbay providers set-key --help" and the like tell more.`,
   routing: `Usage:\n${Object.values(ROUTING).map((text) => `  ${text.split('\n')[0].replace('Usage: ', '')}`).join('\n')}\n\n"patchbay routing explain --help" and the like tell more.`,

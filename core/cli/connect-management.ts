@@ -15,7 +15,10 @@ import { HealthTracker } from '../routing/health-tracker.ts';
 import { KeychainSecretStore } from '../secrets/keychain-secret-store.ts';
 import { openDatabase } from '../usage/open-database.ts';
 import { UsageStore } from '../usage/usage-store.ts';
+import { SqliteUsageReader } from '../usage/sqlite-usage-reader.ts';
+import { SqliteKeyBackend } from '../keys/sqlite-key-backend.ts';
 import { UsageError } from './run-cli.ts';
+import { EventHub } from '../events/event-hub.ts';
 
 type Service = ManagementService;
 type Async<F extends (...args: never[]) => unknown> = (...args: Parameters<F>) => Promise<Awaited<ReturnType<F>>>;
@@ -28,18 +31,19 @@ type Async<F extends (...args: never[]) => unknown> = (...args: Parameters<F>) =
 export type Management = {
   [K in 'listKeys' | 'rotateKey' | 'revokeKey' | 'listProviders' | 'setProviderSecret' | 'deleteProviderSecret' | 'testProvider' | 'getRouting' | 'usageSummary' | 'exportUsage']: Async<Service[K]>;
 } & {
-  createKey: (input: z.input<typeof createKeySchema>) => Promise<ReturnType<Service['createKey']>>;
-  updateKey: (id: string, input: z.input<typeof keySettingsSchema>) => Promise<ReturnType<Service['updateKey']>>;
+  createKey: (input: z.input<typeof createKeySchema>) => Promise<Awaited<ReturnType<Service['createKey']>>>;
+  updateKey: (id: string, input: z.input<typeof keySettingsSchema>) => Promise<Awaited<ReturnType<Service['updateKey']>>>;
   setRouting: (input: z.input<typeof routingSettingsSchema>) => Promise<ReturnType<Service['setRouting']>>;
-  explainRoute: (input: z.input<typeof explainRouteSchema>) => Promise<ReturnType<Service['explainRoute']>>;
-  usageSessions: (query: { from: string; to: string; limit: number }) => Promise<ReturnType<Service['usageSessions']>>;
+  explainRoute: (input: z.input<typeof explainRouteSchema>) => Promise<Awaited<ReturnType<Service['explainRoute']>>>;
+  usageSessions: (query: { from: string; to: string; limit: number }) => Promise<Awaited<ReturnType<Service['usageSessions']>>>;
 };
 
 export interface ManagementConnection {
   management: Management;
   /** "server" when a running Patchbay answered, "offline" when the CLI works on the data dir itself. */
   mode: 'server' | 'offline';
-  close(): void;
+  /** Awaited: a PostgreSQL pool left open would keep the CLI running. */
+  close(): void | Promise<void>;
 }
 
 /**
@@ -63,7 +67,10 @@ export async function connectManagement(values: { 'data-dir'?: string; config?: 
   }
   const configPath = values.config ?? join(dataDir, 'config.json');
   const config = loadConfigFile(configPath, { required: values.config !== undefined });
-  const db = openDatabase(dataDir);
+  const databaseUrl = env.PATCHBAY_DATABASE_URL || undefined;
+  // A team's database (PATCHBAY_DATABASE_URL): the same stores the replicas use. Otherwise the data dir's SQLite file.
+  const postgres = databaseUrl ? await (await import('../postgres/open-postgres-stores.ts')).openPostgresStores({ url: databaseUrl, log: () => undefined, events: new EventHub() }) : null;
+  const db = postgres ? null : openDatabase(dataDir);
   const secrets = new KeychainSecretStore(env, env.PATCHBAY_KEYCHAIN_SERVICE || undefined);
   const health = new HealthTracker({ ...config.breaker, windowSize: config.healthWindow.size, windowMs: config.healthWindow.maxAgeMs });
   const { catalog, router } = createRouter(config, secrets, health);
@@ -72,15 +79,22 @@ export async function connectManagement(values: { 'data-dir'?: string; config?: 
     configPath,
     catalog,
     router,
-    keys: new KeyStore(db),
-    usage: new UsageStore(db),
+    keys: postgres ? postgres.keys : new SqliteKeyBackend(new KeyStore(db!)),
+    usage: postgres ? postgres.reader : new SqliteUsageReader(new UsageStore(db!)),
     secrets,
     health,
     version: readVersion(),
     startedAt: Date.now(),
   });
   const management = createLocalManagement(service);
-  return { management, mode: 'offline', close: () => db.close() };
+  return {
+    management,
+    mode: 'offline',
+    close: async () => {
+      if (postgres) await postgres.close();
+      else db!.close();
+    },
+  };
 }
 
 /** What POST /api/session/code answers: a one-time dashboard sign-in code and its link. */

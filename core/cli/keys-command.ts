@@ -80,7 +80,7 @@ export async function runKeysCommand(args: string[], io: CliIo): Promise<number>
       }
     }
   } finally {
-    connection.close();
+    await connection.close();
   }
 }
 

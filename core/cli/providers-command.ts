@@ -43,7 +43,7 @@ export async function runProvidersCommand(args: string[], io: CliIo): Promise<nu
     io.out(`${result.ok ? 'OK' : 'FAILED'}: ${result.message} (${result.latency_ms} ms)\n`);
     return result.ok ? 0 : 1;
   } finally {
-    connection.close();
+    await connection.close();
   }
 }
 

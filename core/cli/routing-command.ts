@@ -43,7 +43,7 @@ export async function runRoutingCommand(args: string[], io: CliIo): Promise<numb
     else io.out(describeRouting(routing));
     return 0;
   } finally {
-    connection.close();
+    await connection.close();
   }
 }
 

@@ -3,7 +3,11 @@ import { createPatchbay } from '../app/create-patchbay.ts';
 import { parseCommand, UsageError, type CliIo } from './run-cli.ts';
 
 export async function runServeCommand(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseCommand(args, { port: { type: 'string', short: 'p' }, host: { type: 'string' } });
+  const { values } = parseCommand(args, { port: { type: 'string', short: 'p' }, host: { type: 'string' }, database: { type: 'string' } });
+  const databaseUrl = (values.database as string | undefined) ?? (io.env.PATCHBAY_DATABASE_URL || undefined);
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new UsageError(`--database takes a PostgreSQL URL (postgres://USER@HOST:PORT/DB), not "${databaseUrl.replace(/:[^:@/]*@/, ':***@')}".`);
+  }
   let port: number | undefined;
   if (values.port !== undefined) {
     port = Number(values.port);
@@ -18,6 +22,7 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
     env: io.env,
     keychainService: io.env.PATCHBAY_KEYCHAIN_SERVICE || undefined,
     log: (message) => io.err(`${message}\n`),
+    databaseUrl,
   });
   if (patchbay.firstKey) {
     io.err(

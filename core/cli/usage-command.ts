@@ -63,7 +63,7 @@ export async function runUsageCommand(args: string[], io: CliIo): Promise<number
     );
     return 0;
   } finally {
-    connection.close();
+    await connection.close();
   }
 }
 

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { AuthenticationError } from '../errors/patchbay-error.ts';
-import type { ApiKeyRecord, KeyStore } from '../keys/key-store.ts';
+import type { KeyBackend } from '../keys/key-backend.ts';
+import type { ApiKeyRecord } from '../keys/key-store.ts';
 
 const REASONS = {
   unknown: 'The Patchbay API key is not valid. Use a key printed by "patchbay keys create" (keys are shown once; create a new one if it is lost).',
@@ -13,7 +14,7 @@ const REASONS = {
  * client, and Anthropic's `authToken` / ANTHROPIC_AUTH_TOKEN) or `x-api-key: <key>` (Anthropic's
  * `apiKey` / ANTHROPIC_API_KEY). Bearer wins when both are sent.
  */
-export function authenticate(req: IncomingMessage, keys: KeyStore): ApiKeyRecord {
+export function authenticate(req: IncomingMessage, keys: Pick<KeyBackend, 'check'>): ApiKeyRecord {
   const header = req.headers.authorization;
   let secret: string;
   if (header) {

@@ -163,7 +163,7 @@ export function createApiRouter(deps: ApiDeps): express.Router {
 
   router.get('/status', json(() => management.status()));
 
-  router.get('/keys', json(() => ({ data: management.listKeys() })));
+  router.get('/keys', json(async () => ({ data: await management.listKeys() })));
   router.post('/keys', json(async (req) => management.createKey(await body(req, createKeySchema))));
   router.patch('/keys/:id', json(async (req) => management.updateKey(param(req, 'id'), await body(req, keySettingsSchema))));
   router.post('/keys/:id/rotate', json((req) => management.rotateKey(param(req, 'id'))));
@@ -221,7 +221,7 @@ export function createApiRouter(deps: ApiDeps): express.Router {
     try {
       const q = query(req);
       const format = q.format ?? 'csv';
-      const text = management.exportUsage(q.month, format);
+      const text = await management.exportUsage(q.month, format);
       res.setHeader('content-type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json');
       res.setHeader('content-disposition', `attachment; filename="patchbay-usage-${q.month ?? 'current'}.${format}"`);
       res.end(text);

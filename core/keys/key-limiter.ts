@@ -1,34 +1,24 @@
-import { RateLimitError } from '../errors/patchbay-error.ts';
+import { PatchbayError, RateLimitError } from '../errors/patchbay-error.ts';
 import type { KeyCapEvent } from '../events/event-hub.ts';
 import type { ApiKeyRecord } from './key-store.ts';
 import { SlidingLog } from './sliding-log.ts';
+import { MemoryBudgetLedger, type BudgetLedger, type BudgetState, type Estimate, type MonthUsage, type Reservation, type ReserveResult } from './budget-ledger.ts';
 
 const MINUTE_MS = 60_000;
 
-export interface Estimate {
-  tokens: number;
-  costUsd: number;
-}
+export type { Estimate } from './budget-ledger.ts';
+export { startOfMonth } from './budget-ledger.ts';
 
 /** A request let through: it holds its reservation until it settles with what it really used. */
 export interface Admission {
   settle(actual: Estimate): void;
 }
 
-interface KeyWindow {
+interface RateWindow {
   /** Admissions in the last minute (requests per minute: an exact sliding log; `total` is the count). */
   requests: SlidingLog;
   /** Tokens in the last minute: a request adds its reservation, and on settle the difference to what it really used. */
   tokens: SlidingLog;
-  monthStart: number;
-  /** Start of the next month: the window holds while now is before it (no date arithmetic per request). */
-  monthEnd: number;
-  usedTokens: number;
-  usedUsd: number;
-  reservedTokens: number;
-  reservedUsd: number;
-  /** Cap thresholds already announced this month (CAP_NOTICE bits). */
-  capNotices: number;
 }
 
 /** One bit per cap and threshold, so each is announced once per key and month. */
@@ -47,9 +37,10 @@ function reachedNotices(key: ApiKeyRecord, usedTokens: number, usedUsd: number):
 }
 
 /**
- * Per-key rate limits (requests and tokens per minute, sliding windows) and monthly caps.
- * Admission is one synchronous step on Node's single thread, so concurrent requests cannot both
- * take the last slot: 50 parallel requests against a limit of 10 let exactly 10 through.
+ * Per-key rate limits (requests and tokens per minute, sliding windows in this process) and monthly
+ * caps (a BudgetLedger: in memory for SQLite, in the database for PostgreSQL's replicas).
+ * Rate admission is one synchronous step on Node's single thread, so concurrent requests cannot
+ * both take the last slot: 50 parallel requests against a limit of 10 let exactly 10 through.
  *
  * Caps: a request is admitted only if used + reserved (in flight) + its own estimate stays within
  * the cap. The estimate is the prompt's byte count (an upper bound on its tokens) plus max_tokens
@@ -57,35 +48,25 @@ function reachedNotices(key: ApiKeyRecord, usedTokens: number, usedUsd: number):
  * more than 256 tokens: at most the excess of the requests in flight at that moment.
  */
 export class KeyLimiter {
-  private readonly windows = new Map<string, KeyWindow>();
+  private readonly rates = new Map<string, RateWindow>();
+  /** Cap thresholds already announced, per key and month (CAP_NOTICE bits). */
+  private readonly notices = new Map<string, { monthStart: number; bits: number }>();
   private readonly clock: () => number;
-  private monthUsage: (keyId: string, monthStart: number) => { tokens: number; usd: number };
+  private readonly ledger: BudgetLedger;
   /** Told once per key, cap, threshold (80 %, 100 %) and month (the dashboard's live `key_cap` event). */
   onCap: ((event: KeyCapEvent) => void) | null = null;
 
-  constructor(monthUsage: (keyId: string, monthStart: number) => { tokens: number; usd: number }, clock: () => number = Date.now) {
-    this.monthUsage = monthUsage;
+  /** `caps`: a ledger, or how to read a key's settled usage of a month (then the caps are kept in memory). */
+  constructor(caps: BudgetLedger | MonthUsage, clock: () => number = Date.now) {
+    this.ledger = typeof caps === 'function' ? new MemoryBudgetLedger(caps) : caps;
     this.clock = clock;
   }
 
-  private window(key: ApiKeyRecord, now: number): KeyWindow {
-    let window = this.windows.get(key.id);
-    if (!window || now >= window.monthEnd || now < window.monthStart) {
-      const monthStart = startOfMonth(now);
-      const used = this.monthUsage(key.id, monthStart);
-      window = {
-        requests: window?.requests ?? new SlidingLog(),
-        tokens: window?.tokens ?? new SlidingLog(),
-        monthStart,
-        monthEnd: startOfMonth(now, 1),
-        usedTokens: used.tokens,
-        usedUsd: used.usd,
-        // Requests in flight across the month boundary settle into the old month's window, not this one.
-        reservedTokens: 0,
-        reservedUsd: 0,
-        capNotices: reachedNotices(key, used.tokens, used.usd),
-      };
-      this.windows.set(key.id, window);
+  private rateWindow(key: ApiKeyRecord, now: number): RateWindow {
+    let window = this.rates.get(key.id);
+    if (!window) {
+      window = { requests: new SlidingLog(), tokens: new SlidingLog() };
+      this.rates.set(key.id, window);
     }
     window.requests.expire(now - MINUTE_MS);
     window.tokens.expire(now - MINUTE_MS);
@@ -100,28 +81,74 @@ export class KeyLimiter {
   headers(key: ApiKeyRecord): Record<string, string> {
     if (key.rpmLimit === null && key.tpmLimit === null) return {};
     const now = this.clock();
-    return this.headersFor(key, this.window(key, now), now);
+    return this.headersFor(key, this.rateWindow(key, now), now);
   }
 
-  /** Admits the request (writing its x-ratelimit-* headers into `headers`) or throws a 429 that says which limit and when to retry. */
-  admit(key: ApiKeyRecord, estimate: Estimate, headers: Record<string, string> = {}): Admission {
+  /**
+   * Admits the request (writing its x-ratelimit-* headers into `headers`) or throws a 429 that says
+   * which limit and when to retry. Synchronous unless the ledger must ask the database (a capped
+   * key on PostgreSQL, or the first request of a capped key's month on SQLite).
+   */
+  admit(key: ApiKeyRecord, estimate: Estimate, headers: Record<string, string> = {}): Admission | Promise<Admission> {
     const now = this.clock();
-    const window = this.window(key, now);
-    if (key.monthlyTokenCap !== null && window.usedTokens + window.reservedTokens + estimate.tokens > key.monthlyTokenCap) {
+    if (key.monthlyTokenCap === null && key.monthlyUsdCap === null) return this.admitRate(key, estimate, headers, now, null);
+    const reserved = this.ledger.reserve(key, estimate, now);
+    if (reserved instanceof Promise) {
+      return reserved.then(
+        (result) => this.afterReserve(key, estimate, headers, this.clock(), result),
+        (error: Error) => {
+          // The caps cannot be checked (PostgreSQL is away): a capped key fails closed, with a retryable 503.
+          throw new PatchbayError(`This key's monthly cap cannot be checked right now (the database is unreachable: ${error.message}); retry in a few seconds.`, {
+            status: 503,
+            type: 'server_error',
+            code: 'cap_unavailable',
+          });
+        },
+      );
+    }
+    return this.afterReserve(key, estimate, headers, now, reserved);
+  }
+
+  private afterReserve(key: ApiKeyRecord, estimate: Estimate, headers: Record<string, string>, now: number, result: ReserveResult): Admission {
+    const { state } = result;
+    this.initNotices(key, state);
+    if (!result.ok) {
       // The cap stops requests before usage reaches it, so the first refusal is when the key hits it.
-      this.announce(key, window, CAP_NOTICE.tokens100 | reachedNotices(key, window.usedTokens, window.usedUsd));
+      const reached = reachedNotices(key, state.usedTokens, state.usedUsd);
+      if (result.cap === 'tokens') {
+        this.announce(key, state, CAP_NOTICE.tokens100 | reached);
+        throw new RateLimitError(
+          `This key has reached its monthly token cap of ${key.monthlyTokenCap} tokens (${state.usedTokens} used this month${state.reservedTokens ? `, ${state.reservedTokens} reserved by requests in flight` : ''}; this request needs up to ${estimate.tokens}). Raise the cap or wait for next month.`,
+          'insufficient_quota',
+        );
+      }
+      this.announce(key, state, CAP_NOTICE.usd100 | reached);
       throw new RateLimitError(
-        `This key has reached its monthly token cap of ${key.monthlyTokenCap} tokens (${window.usedTokens} used this month${window.reservedTokens ? `, ${window.reservedTokens} reserved by requests in flight` : ''}; this request needs up to ${estimate.tokens}). Raise the cap or wait for next month.`,
+        `This key has reached its monthly spend cap of $${key.monthlyUsdCap} ($${state.usedUsd.toFixed(4)} used this month; this request may cost up to $${estimate.costUsd.toFixed(4)}). Raise the cap or wait for next month.`,
         'insufficient_quota',
       );
     }
-    if (key.monthlyUsdCap !== null && window.usedUsd + window.reservedUsd + estimate.costUsd > key.monthlyUsdCap) {
-      this.announce(key, window, CAP_NOTICE.usd100 | reachedNotices(key, window.usedTokens, window.usedUsd));
-      throw new RateLimitError(
-        `This key has reached its monthly spend cap of $${key.monthlyUsdCap} ($${window.usedUsd.toFixed(4)} used this month; this request may cost up to $${estimate.costUsd.toFixed(4)}). Raise the cap or wait for next month.`,
-        'insufficient_quota',
-      );
+    try {
+      return this.admitRate(key, estimate, headers, now, result.reservation);
+    } catch (error) {
+      result.reservation.release();
+      throw error;
     }
+  }
+
+  private admitRate(key: ApiKeyRecord, estimate: Estimate, headers: Record<string, string>, now: number, reservation: Reservation | null): Admission {
+    if (key.rpmLimit === null && key.tpmLimit === null) {
+      if (reservation === null) return NOTHING_HELD;
+      let settled = false;
+      return {
+        settle: (actual: Estimate) => {
+          if (settled) return;
+          settled = true;
+          reservation.settle(actual, this.onCap === null ? undefined : (state) => this.announce(key, state, reachedNotices(key, state.usedTokens, state.usedUsd)));
+        },
+      };
+    }
+    const window = this.rateWindow(key, now);
     if (key.rpmLimit !== null && window.requests.total >= key.rpmLimit) {
       const retry = (window.requests.oldest()! + MINUTE_MS - now) / 1000;
       throw new RateLimitError(`Rate limit reached for this key: ${key.rpmLimit} requests per minute. Retry in ${retry.toFixed(1)}s.`, 'rate_limit_exceeded', retry, this.headersFor(key, window, now));
@@ -138,8 +165,6 @@ export class KeyLimiter {
     }
     if (key.rpmLimit !== null) window.requests.push(now, 1);
     const tokenEntry = key.tpmLimit !== null ? window.tokens.push(now, estimate.tokens) : -1;
-    window.reservedTokens += estimate.tokens;
-    window.reservedUsd += estimate.costUsd;
     this.headersFor(key, window, now, headers);
     let settled = false;
     return {
@@ -147,38 +172,39 @@ export class KeyLimiter {
         if (settled) return;
         settled = true;
         if (tokenEntry >= 0) window.tokens.adjust(tokenEntry, actual.tokens - estimate.tokens);
-        window.reservedTokens -= estimate.tokens;
-        window.reservedUsd -= estimate.costUsd;
-        // A request settling after the month rolled over belongs to the month it started in.
-        const current = this.windows.get(key.id);
-        if (current === window) {
-          window.usedTokens += actual.tokens;
-          window.usedUsd += actual.costUsd;
-          if (this.onCap !== null) this.announce(key, window, reachedNotices(key, window.usedTokens, window.usedUsd));
-        }
+        reservation?.settle(actual, this.onCap === null ? undefined : (state) => this.announce(key, state, reachedNotices(key, state.usedTokens, state.usedUsd)));
       },
     };
   }
 
+  /** At a key's first sight in a month: the thresholds its usage had crossed already are not news. */
+  private initNotices(key: ApiKeyRecord, state: BudgetState): void {
+    const known = this.notices.get(key.id);
+    if (known && known.monthStart === state.monthStart) return;
+    this.notices.set(key.id, { monthStart: state.monthStart, bits: reachedNotices(key, state.usedTokens, state.usedUsd) });
+  }
+
   /** Announces the thresholds in `reached` not yet announced this month, 80 % before 100 %. */
-  private announce(key: ApiKeyRecord, window: KeyWindow, reached: number): void {
-    const fresh = reached & ~window.capNotices;
+  private announce(key: ApiKeyRecord, state: BudgetState, reached: number): void {
+    this.initNotices(key, state);
+    const notices = this.notices.get(key.id)!;
+    const fresh = reached & ~notices.bits;
     if (fresh === 0) return;
-    window.capNotices |= fresh;
+    notices.bits |= fresh;
     if (this.onCap === null) return;
-    const month = new Date(window.monthStart).toISOString().slice(0, 7);
-    const notices: [number, KeyCapEvent['cap'], KeyCapEvent['threshold'], number, number | null][] = [
-      [CAP_NOTICE.tokens80, 'tokens', 80, window.usedTokens, key.monthlyTokenCap],
-      [CAP_NOTICE.tokens100, 'tokens', 100, window.usedTokens, key.monthlyTokenCap],
-      [CAP_NOTICE.usd80, 'usd', 80, window.usedUsd, key.monthlyUsdCap],
-      [CAP_NOTICE.usd100, 'usd', 100, window.usedUsd, key.monthlyUsdCap],
+    const month = new Date(state.monthStart).toISOString().slice(0, 7);
+    const all: [number, KeyCapEvent['cap'], KeyCapEvent['threshold'], number, number | null][] = [
+      [CAP_NOTICE.tokens80, 'tokens', 80, state.usedTokens, key.monthlyTokenCap],
+      [CAP_NOTICE.tokens100, 'tokens', 100, state.usedTokens, key.monthlyTokenCap],
+      [CAP_NOTICE.usd80, 'usd', 80, state.usedUsd, key.monthlyUsdCap],
+      [CAP_NOTICE.usd100, 'usd', 100, state.usedUsd, key.monthlyUsdCap],
     ];
-    for (const [bit, cap, threshold, used, limit] of notices) {
+    for (const [bit, cap, threshold, used, limit] of all) {
       if (fresh & bit && limit !== null) this.onCap({ key_id: key.id, key_name: key.name, cap, threshold, used, limit, month });
     }
   }
 
-  private headersFor(key: ApiKeyRecord, window: KeyWindow, now: number, headers: Record<string, string> = {}): Record<string, string> {
+  private headersFor(key: ApiKeyRecord, window: RateWindow, now: number, headers: Record<string, string> = {}): Record<string, string> {
     if (key.rpmLimit !== null) {
       const oldest = window.requests.oldest();
       headers['x-ratelimit-limit-requests'] = String(key.rpmLimit);
@@ -205,8 +231,4 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(seconds / 60)}m${Math.round(seconds % 60)}s`;
 }
 
-/** The first instant (UTC) of the month `now` falls in, or of a month that many months later. */
-export function startOfMonth(now: number, monthsLater = 0): number {
-  const date = new Date(now);
-  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + monthsLater, 1);
-}
+const NOTHING_HELD: Admission = { settle: () => undefined };

@@ -37,7 +37,7 @@ export type KeyCheck = { ok: true; record: ApiKeyRecord } | { ok: false; reason:
 const SECRET_PREFIX = 'pb-';
 const EXTERNAL_CHANGE_CHECK_MS = 100;
 
-function newSecret(): string {
+export function newSecret(): string {
   return SECRET_PREFIX + randomBytes(24).toString('base64url');
 }
 
@@ -46,7 +46,7 @@ export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 
-interface KeyRow {
+export interface KeyRow {
   id: string;
   name: string;
   secret_hint: string;
@@ -60,7 +60,7 @@ interface KeyRow {
   tpm_limit: number | null;
 }
 
-function toRecord(row: KeyRow): ApiKeyRecord {
+export function toRecord(row: KeyRow): ApiKeyRecord {
   return {
     id: row.id,
     name: row.name,

@@ -7,14 +7,16 @@ import { applyConfigChange, type LiveConfig } from './apply-config-change.ts';
 import { listManagedModels, type ManagedModel } from './list-managed-models.ts';
 import { describeAgents } from './describe-agents.ts';
 import { InvalidRequestError, PatchbayError } from '../errors/patchbay-error.ts';
-import type { ApiKeyRecord, KeyStore } from '../keys/key-store.ts';
+import type { KeyBackend } from '../keys/key-backend.ts';
+import type { ApiKeyRecord } from '../keys/key-store.ts';
 import { testCredential, type CredentialTest } from '../providers/test-credential.ts';
 import { summarizeProvider, type HealthTracker } from '../routing/health-tracker.ts';
 import { DEFAULT_KEY_LABEL, type KeychainSecretStore } from '../secrets/keychain-secret-store.ts';
 import type { KeyHealthView } from '../secrets/key-ring.ts';
 import type { KeyOrder } from '../config/config-schema.ts';
 import { startOfMonth } from '../keys/key-limiter.ts';
-import { currentMonth, monthRange, type UsageGroup, type UsageStore } from '../usage/usage-store.ts';
+import { currentMonth, monthRange, type UsageGroup } from '../usage/usage-store.ts';
+import type { UsageReader } from '../usage/usage-backend.ts';
 import type { ExplainRouteInput, KeySettingsInput, NewProviderInput, ProviderSettingsInput, RoutingSettingsInput, UsageLogQuery, UsageRangeQuery } from './management-schemas.ts';
 import { decodeCursor, type UsageRange } from '../usage/usage-queries.ts';
 import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, SessionPage, UsageSeries, UsageTotals } from '../usage/usage-views.ts';
@@ -93,8 +95,8 @@ export interface ManagementDeps {
   router: Router;
   /** Told the new routing settings after each change (the live event stream). */
   onRoutingChange?: (routing: ReturnType<ManagementService['getRouting']>) => void;
-  keys: KeyStore;
-  usage: UsageStore;
+  keys: KeyBackend;
+  usage: UsageReader;
   secrets: KeychainSecretStore;
   health: HealthTracker;
   version: string;
@@ -118,8 +120,7 @@ export class ManagementService {
     this.deps = deps;
   }
 
-  private keyView(record: ApiKeyRecord): KeyView {
-    const now = Date.now();
+  private async keyView(record: ApiKeyRecord, now = Date.now()): Promise<KeyView> {
     return {
       id: record.id,
       name: record.name,
@@ -133,43 +134,44 @@ export class ManagementService {
       monthly_usd_cap: record.monthlyUsdCap,
       rpm_limit: record.rpmLimit,
       tpm_limit: record.tpmLimit,
-      month_usage: this.deps.usage.keyTotalsSince(record.id, startOfMonth(now)),
+      month_usage: await this.deps.usage.keyTotalsSince(record.id, startOfMonth(now)),
     };
   }
 
-  private requireKey(id: string): ApiKeyRecord {
-    const record = this.deps.keys.get(id);
+  private async requireKey(id: string): Promise<ApiKeyRecord> {
+    const record = await this.deps.keys.get(id);
     if (!record) throw new PatchbayError(`No key has the id "${id}".`, { status: 404, type: 'invalid_request_error', code: 'key_not_found', param: 'id' });
     return record;
   }
 
-  listKeys(): KeyView[] {
-    return this.deps.keys.list().map((k) => this.keyView(k));
+  async listKeys(): Promise<KeyView[]> {
+    const now = Date.now();
+    return Promise.all((await this.deps.keys.list()).map((k) => this.keyView(k, now)));
   }
 
-  createKey(input: KeySettingsInput & { name: string }): { key: KeyView; secret: string } {
-    const created = this.deps.keys.create({ name: input.name, ...toSettings(input) });
-    return { key: this.keyView(created.record), secret: created.secret };
+  async createKey(input: KeySettingsInput & { name: string }): Promise<{ key: KeyView; secret: string }> {
+    const created = await this.deps.keys.create({ name: input.name, ...toSettings(input) });
+    return { key: await this.keyView(created.record), secret: created.secret };
   }
 
-  updateKey(id: string, input: KeySettingsInput): KeyView {
-    this.requireKey(id);
+  async updateKey(id: string, input: KeySettingsInput): Promise<KeyView> {
+    await this.requireKey(id);
     // The limiter reads a key's limits on every admission; its windows hold usage only, so they stay.
-    const updated = this.deps.keys.update(id, { name: input.name, ...toSettings(input) })!;
+    const updated = (await this.deps.keys.update(id, { name: input.name, ...toSettings(input) }))!;
     return this.keyView(updated);
   }
 
-  rotateKey(id: string): { key: KeyView; secret: string } {
-    const record = this.requireKey(id);
+  async rotateKey(id: string): Promise<{ key: KeyView; secret: string }> {
+    const record = await this.requireKey(id);
     if (record.revokedAt !== null) throw new InvalidRequestError(`The key "${id}" is revoked; create a new key instead of rotating it.`, 'id', 'key_revoked', 409);
-    const rotated = this.deps.keys.rotate(id)!;
-    return { key: this.keyView(rotated.record), secret: rotated.secret };
+    const rotated = (await this.deps.keys.rotate(id))!;
+    return { key: await this.keyView(rotated.record), secret: rotated.secret };
   }
 
-  revokeKey(id: string): KeyView {
-    this.requireKey(id);
-    this.deps.keys.revoke(id);
-    return this.keyView(this.deps.keys.get(id)!);
+  async revokeKey(id: string): Promise<KeyView> {
+    await this.requireKey(id);
+    await this.deps.keys.revoke(id);
+    return this.keyView((await this.deps.keys.get(id))!);
   }
 
   listProviders(): ProviderView[] {
@@ -334,8 +336,8 @@ export class ManagementService {
   }
 
   /** What routing would do with a request now, and why (the dashboard's "Which provider now?", `patchbay routing explain`). */
-  explainRoute(input: ExplainRouteInput): RouteExplanation {
-    const allowedModels = input.key_id ? this.requireKey(input.key_id).allowedModels : null;
+  async explainRoute(input: ExplainRouteInput): Promise<RouteExplanation> {
+    const allowedModels = input.key_id ? (await this.requireKey(input.key_id)).allowedModels : null;
     return this.deps.router.explain({
       model: input.model,
       strategy: input.strategy,
@@ -358,19 +360,19 @@ export class ManagementService {
     return describeAgents(this.deps.config, this.deps.configPath, this.deps.catalog, this.baseUrl);
   }
 
-  usageSummary(month = currentMonth(), groupBy: UsageGroup = 'model') {
+  async usageSummary(month = currentMonth(), groupBy: UsageGroup = 'model') {
     const { from, to } = monthRange(month);
-    return { month, group_by: groupBy, rows: this.deps.usage.totalsBy(groupBy, from, to) };
+    return { month, group_by: groupBy, rows: await this.deps.usage.totalsBy(groupBy, from, to) };
   }
 
-  usageRequests(month = currentMonth(), limit = 200) {
+  async usageRequests(month = currentMonth(), limit = 200) {
     const { from, to } = monthRange(month);
-    return { month, rows: this.deps.usage.rows(from, to, limit) };
+    return { month, rows: await this.deps.usage.rows(from, to, limit) };
   }
 
-  exportUsage(month = currentMonth(), format: 'csv' | 'json' = 'csv'): string {
+  async exportUsage(month = currentMonth(), format: 'csv' | 'json' = 'csv'): Promise<string> {
     const { from, to } = monthRange(month);
-    const rows = this.deps.usage.rows(from, to, 1_000_000).reverse();
+    const rows = (await this.deps.usage.rows(from, to, 1_000_000)).reverse();
     return format === 'json' ? JSON.stringify(rows, null, 2) : toCsv(rows);
   }
 
@@ -383,11 +385,11 @@ export class ManagementService {
     return { from, to };
   }
 
-  usageTotals(query: UsageRangeQuery): UsageTotals {
+  usageTotals(query: UsageRangeQuery): Promise<UsageTotals> {
     return this.deps.usage.totals(this.usageRange(query));
   }
 
-  usageSeries(query: UsageRangeQuery & { bucket?: SeriesBucket; group_by?: SeriesGroup }): UsageSeries {
+  usageSeries(query: UsageRangeQuery & { bucket?: SeriesBucket; group_by?: SeriesGroup }): Promise<UsageSeries> {
     const range = this.usageRange(query);
     const bucket = query.bucket ?? 'day';
     if (bucket === 'hour' && range.to - range.from > MAX_HOURLY_DAYS * DAY_MS) {
@@ -396,11 +398,11 @@ export class ManagementService {
     return this.deps.usage.series(range, bucket, query.group_by ?? 'provider');
   }
 
-  usageLatency(query: UsageRangeQuery): { data: LatencyRow[] } {
-    return { data: this.deps.usage.latency(this.usageRange(query)) };
+  async usageLatency(query: UsageRangeQuery): Promise<{ data: LatencyRow[] }> {
+    return { data: await this.deps.usage.latency(this.usageRange(query)) };
   }
 
-  usageLog(query: UsageLogQuery): RequestLogPage {
+  usageLog(query: UsageLogQuery): Promise<RequestLogPage> {
     const cursor = query.cursor === undefined ? null : decodeCursor(query.cursor);
     if (query.cursor !== undefined && cursor === null) {
       throw new InvalidRequestError("Invalid 'cursor': pass the next_cursor of the previous page unchanged, or leave it out for the first page.", 'cursor');
@@ -410,24 +412,28 @@ export class ManagementService {
   }
 
   /** One session's requests, newest first; without a range, all of them. */
-  usageSessionRequests(query: UsageLogQuery & { session: string }): RequestLogPage {
+  usageSessionRequests(query: UsageLogQuery & { session: string }): Promise<RequestLogPage> {
     return this.usageLog({ from: '1970-01-01', to: new Date(Date.now() + DAY_MS).toISOString().slice(0, 10), ...query });
   }
 
   /** Sessions active in the range, the most recently active first, with their agents nested (the Sessions page, `patchbay usage --by session`). */
-  usageSessions(query: UsageLogQuery): SessionPage {
+  async usageSessions(query: UsageLogQuery): Promise<SessionPage> {
     let cursor: { ts: number; session: string } | null = null;
     if (query.cursor !== undefined) {
       const match = /^(\d+)\.(.+)$/s.exec(Buffer.from(query.cursor, 'base64url').toString());
       if (!match) throw new InvalidRequestError("Invalid 'cursor': pass the next_cursor of the previous page unchanged, or leave it out for the first page.", 'cursor');
       cursor = { ts: Number(match[1]), session: match[2] };
     }
+    const reader = this.deps.usage;
+    if (!reader.sessions) {
+      throw new PatchbayError('The Sessions view reads the SQLite usage store; this Patchbay keeps its usage in PostgreSQL, which does not answer it yet.', { status: 501, type: 'server_error', code: 'not_supported' });
+    }
     const filter = { status: query.status, model: query.model, provider: query.provider, keyId: query.key_id, session: query.session };
-    return this.deps.usage.sessions(this.usageRange(query), filter, query.limit ?? 50, cursor);
+    return reader.sessions(this.usageRange(query), filter, query.limit ?? 50, cursor);
   }
 
-  usageRequest(requestId: string): RequestRow {
-    const row = this.deps.usage.request(requestId);
+  async usageRequest(requestId: string): Promise<RequestRow> {
+    const row = await this.deps.usage.request(requestId);
     if (!row) {
       throw new PatchbayError(`No request has the id "${requestId}" (the X-Patchbay-Request-Id header of its answer).`, {
         status: 404,

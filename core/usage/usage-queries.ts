@@ -1,6 +1,9 @@
 import type { Statement } from 'better-sqlite3';
 import type { PatchbayDatabase } from './open-database.ts';
-import { storedToRequestRow, type StoredUsageRow } from './to-request-row.ts';
+import { parseAdjustments, storedToRequestRow, type StoredUsageRow } from './to-request-row.ts';
+import type { AttemptReport } from '../errors/provider-error.ts';
+import type { GroupTotalsRow, RecentAttempts } from './usage-backend.ts';
+import type { UsageGroup } from './usage-store.ts';
 import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, SessionAgent, SessionPage, SessionRow, UsageSeries, UsageTotals } from './usage-views.ts';
 
 const HOUR_MS = 3_600_000;
@@ -69,6 +72,49 @@ export class UsageQueries {
       this.statements.set(sql, statement);
     }
     return statement;
+  }
+
+  /** One key's tokens and cost since an instant (the caps' starting point). */
+  keyTotalsSince(keyId: string, fromMs: number): { tokens: number; usd: number } {
+    return this.prepare('SELECT coalesce(sum(total_tokens), 0) AS tokens, coalesce(sum(cost_usd), 0) AS usd FROM usage WHERE key_id = ? AND ts >= ?').get(keyId, fromMs) as {
+      tokens: number;
+      usd: number;
+    };
+  }
+
+  /** Totals grouped by key, provider, model (provider/model) or UTC day (`patchbay usage`). */
+  totalsBy(groupBy: UsageGroup, fromMs: number, toMs: number): GroupTotalsRow[] {
+    const expression = {
+      key: 'key_id',
+      provider: 'provider',
+      'provider-key': "provider || ' (' || coalesce(provider_key, '-') || ')'",
+      model: "provider || '/' || model",
+      day: "strftime('%Y-%m-%d', ts / 1000, 'unixepoch')",
+    }[groupBy];
+    return this.prepare(
+      `SELECT ${expression} AS "group", count(*) AS requests, sum(status >= 400) AS errors,
+              sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,
+              sum(total_tokens) AS total_tokens, sum(cache_read_tokens) AS cache_read_tokens,
+              sum(cache_write_5m_tokens + cache_write_1h_tokens) AS cache_write_tokens, sum(reasoning_tokens) AS reasoning_tokens,
+              sum(cost_usd) AS cost_usd
+         FROM usage WHERE ts >= ? AND ts < ? GROUP BY 1 ORDER BY ${groupBy === 'day' ? '1' : 'cost_usd DESC, requests DESC'}`,
+    ).all(fromMs, toMs) as GroupTotalsRow[];
+  }
+
+  /** Rows between two instants, newest first (export, `patchbay usage requests`). */
+  rows(fromMs: number, toMs: number, limit = 1000): Record<string, unknown>[] {
+    return (this.prepare('SELECT * FROM usage WHERE ts >= ? AND ts < ? ORDER BY ts DESC, id DESC LIMIT ?').all(fromMs, toMs, limit) as Record<string, unknown>[]).map((row) => ({
+      ...row,
+      stream: row.stream === 1,
+      attempts: JSON.parse(row.attempts as string),
+      adjustments: parseAdjustments(row.adjustments as string | null),
+    }));
+  }
+
+  /** The latest rows' attempts since an instant, oldest first (health replayed at start). */
+  recentAttempts(fromMs: number, limit = 5000): RecentAttempts[] {
+    const rows = this.prepare('SELECT ts, stream, attempts FROM usage WHERE ts >= ? ORDER BY id DESC LIMIT ?').all(fromMs, limit) as { ts: number; stream: number; attempts: string }[];
+    return rows.reverse().map((row) => ({ ts: row.ts, stream: row.stream === 1, attempts: JSON.parse(row.attempts) as AttemptReport[] }));
   }
 
   totals(range: UsageRange): UsageTotals {

@@ -6,8 +6,8 @@ import { UsageBatchWriter, toRowValues, usageWriters, type ContentEntry, type Ro
 import type { WriterMessage, WriterThreadData } from './usage-writer-thread.ts';
 import type { EventHub } from '../events/event-hub.ts';
 import { recordToRequestRow } from './to-request-row.ts';
+import type { UsageSink } from './usage-backend.ts';
 import { UsageQueries, type LogFilter, type UsageRange } from './usage-queries.ts';
-import { parseAdjustments } from './to-request-row.ts';
 import type { AdjustmentsRecord } from '../protocols/neutral/adjustments.ts';
 import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, SessionPage, UsageSeries, UsageTotals } from './usage-views.ts';
 
@@ -74,6 +74,9 @@ export interface UsageTotalsRow {
   cost_usd: number;
 }
 
+/** Atomics.waitAsync (Node 16+; typed from lib es2024, newer than this project's es2023). */
+const waitAsync = (Atomics as unknown as { waitAsync(array: Int32Array, index: number, value: number, timeout: number): { async: boolean; value: Promise<string> | string } }).waitAsync;
+
 /** How often queued rows are committed. A kill -9 loses at most the rows queued in this window. */
 export const USAGE_FLUSH_INTERVAL_MS = 50;
 const USAGE_FLUSH_BATCH = 500;
@@ -114,7 +117,7 @@ export interface UsageStoreOptions {
  * thread the commit itself (and SQLite's WAL checkpoints, which wait for the disk) leaves the
  * request thread altogether. Reads flush first, so they see every row recorded before them.
  */
-export class UsageStore {
+export class UsageStore implements UsageSink {
   private readonly db: PatchbayDatabase;
   private queue: UsageRecord[] = [];
   private contentQueue: ContentEntry[] = [];
@@ -215,6 +218,33 @@ export class UsageStore {
   }
 
   /**
+   * flush() without blocking the event loop: waits (Atomics.waitAsync) until the writer thread has
+   * committed every row recorded so far, up to FLUSH_WAIT_MS, or says the database refuses writes.
+   * The asynchronous reads (SqliteUsageReader) and the caps' first read of a month use this.
+   */
+  async flushAsync(): Promise<void> {
+    this.send();
+    const thread = this.thread;
+    if (!thread) {
+      this.writer!.flush();
+      return;
+    }
+    const { state, worker, sent } = thread;
+    worker.postMessage({ type: 'flush' } satisfies WriterMessage);
+    const deadline = performance.now() + FLUSH_WAIT_MS;
+    for (;;) {
+      // The thread died while we waited: its batches went to the main thread's writer, committed there.
+      if (this.thread !== thread) return;
+      const committed = Atomics.load(state, 0);
+      if (committed >= sent || Atomics.load(state, 1) === 1) return;
+      const left = deadline - performance.now();
+      if (left <= 0) return;
+      const waited = waitAsync(state, 0, committed, Math.min(left, 100));
+      if (waited.async) await waited.value;
+    }
+  }
+
+  /**
    * The writer thread is gone (it should never be): commit here from now on, starting with the
    * batches it was given but had not confirmed, so no row is lost.
    */
@@ -250,35 +280,17 @@ export class UsageStore {
   /** One key's tokens and cost since an instant (the caps' starting point at start-up). */
   keyTotalsSince(keyId: string, fromMs: number): { tokens: number; usd: number } {
     this.flush();
-    const row = this.db
-      .prepare('SELECT coalesce(sum(total_tokens), 0) AS tokens, coalesce(sum(cost_usd), 0) AS usd FROM usage WHERE key_id = ? AND ts >= ?')
-      .get(keyId, fromMs) as { tokens: number; usd: number };
-    return row;
+    return this.queries.keyTotalsSince(keyId, fromMs);
   }
 
   /** Totals grouped by key, provider, provider key (`groq (work)`), model (provider/model) or UTC day. */
   totalsBy(groupBy: UsageGroup, fromMs: number, toMs: number): (Omit<UsageTotalsRow, 'provider' | 'model'> & { group: string | null })[] {
     this.flush();
-    const expression = {
-      key: 'key_id',
-      provider: 'provider',
-      'provider-key': "provider || ' (' || coalesce(provider_key, '-') || ')'",
-      model: "provider || '/' || model",
-      day: "strftime('%Y-%m-%d', ts / 1000, 'unixepoch')",
-    }[groupBy];
-    return this.db
-      .prepare(
-        `SELECT ${expression} AS "group", count(*) AS requests, sum(status >= 400) AS errors,
-                sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,
-                sum(total_tokens) AS total_tokens, sum(cache_read_tokens) AS cache_read_tokens,
-                sum(cache_write_5m_tokens + cache_write_1h_tokens) AS cache_write_tokens, sum(reasoning_tokens) AS reasoning_tokens,
-                sum(cost_usd) AS cost_usd
-           FROM usage WHERE ts >= ? AND ts < ? GROUP BY 1 ORDER BY ${groupBy === 'day' ? '1' : 'cost_usd DESC, requests DESC'}`,
-      )
-      .all(fromMs, toMs) as (Omit<UsageTotalsRow, 'provider' | 'model'> & { group: string | null })[];
+    return this.queries.totalsBy(groupBy, fromMs, toMs);
   }
 
-  private get queries(): UsageQueries {
+  /** The queries on this store's database, without the flush (SqliteUsageReader flushes first, asynchronously). */
+  get queries(): UsageQueries {
     return (this.queriesCache ??= new UsageQueries(this.db));
   }
 
@@ -320,9 +332,7 @@ export class UsageStore {
   /** Rows between two instants, newest first. */
   rows(fromMs: number, toMs: number, limit = 1000): Record<string, unknown>[] {
     this.flush();
-    return (
-      this.db.prepare('SELECT * FROM usage WHERE ts >= ? AND ts < ? ORDER BY ts DESC, id DESC LIMIT ?').all(fromMs, toMs, limit) as Record<string, unknown>[]
-    ).map((row) => ({ ...row, stream: row.stream === 1, attempts: JSON.parse(row.attempts as string), adjustments: parseAdjustments(row.adjustments as string | null) }));
+    return this.queries.rows(fromMs, toMs, limit);
   }
 }
 

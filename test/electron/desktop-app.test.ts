@@ -124,7 +124,7 @@ describe(`desktop start-up and quit ${STAND_IN}`, () => {
     // Usage was flushed: the data dir opened again by a fresh Patchbay has the request.
     const again = await startPatchbay({ dataDir });
     cleanups.push(() => again.stop());
-    expect(again.patchbay.management.usageTotals({}).requests).toBe(1);
+    expect((await again.patchbay.management.usageTotals({})).requests).toBe(1);
   });
 
   it('a second launch leaves at once and focuses the first one\'s window', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KeyCapEvent } from '../../core/events/event-hub.ts';
-import { KeyLimiter } from '../../core/keys/key-limiter.ts';
+import { KeyLimiter, type Admission } from '../../core/keys/key-limiter.ts';
 import type { ApiKeyRecord } from '../../core/keys/key-store.ts';
 
 const key = (overrides: Partial<ApiKeyRecord>): ApiKeyRecord =>
@@ -15,7 +15,7 @@ describe('key_cap events from the key limiter (its in-memory month totals, no qu
     limiter.onCap = (event) => events.push(event);
     const capped = key({ monthlyTokenCap: 1000 });
     // A request that used more than its estimate (no max_tokens) can pass the cap: 100 % then comes from usage.
-    for (const used of [300, 400, 150, 100, 150]) limiter.admit(capped, { tokens: 10, costUsd: 0 }).settle({ tokens: used, costUsd: 0 });
+    for (const used of [300, 400, 150, 100, 150]) (limiter.admit(capped, { tokens: 10, costUsd: 0 }) as Admission).settle({ tokens: used, costUsd: 0 });
     expect(events.map((e) => `${e.cap} ${e.threshold} ${e.used}`)).toEqual(['tokens 80 850', 'tokens 100 1100']);
     expect(events[0]).toMatchObject({ key_id: 'key_1', key_name: 'team', limit: 1000, month: '2026-11' });
     expect(() => limiter.admit(capped, { tokens: 10, costUsd: 0 })).toThrow(/monthly token cap/);
@@ -23,13 +23,13 @@ describe('key_cap events from the key limiter (its in-memory month totals, no qu
     expect(queries).toBe(1);
     // A new month: announced again when crossed again.
     now = Date.UTC(2026, 11, 2);
-    limiter.admit(capped, { tokens: 10, costUsd: 0 }).settle({ tokens: 900, costUsd: 0 });
+    (limiter.admit(capped, { tokens: 10, costUsd: 0 }) as Admission).settle({ tokens: 900, costUsd: 0 });
     expect(events.map((e) => `${e.threshold} ${e.month}`)).toEqual(['80 2026-11', '100 2026-11', '80 2026-12']);
     // Restarted with the month's usage already past 80 %: that threshold was announced before.
     const restarted = new KeyLimiter(() => ({ tokens: 900, usd: 0 }), () => now);
     const later: KeyCapEvent[] = [];
     restarted.onCap = (event) => later.push(event);
-    restarted.admit(capped, { tokens: 10, costUsd: 0 }).settle({ tokens: 10, costUsd: 0 });
+    (restarted.admit(capped, { tokens: 10, costUsd: 0 }) as Admission).settle({ tokens: 10, costUsd: 0 });
     expect(later).toEqual([]);
   });
 
@@ -38,9 +38,9 @@ describe('key_cap events from the key limiter (its in-memory month totals, no qu
     const events: KeyCapEvent[] = [];
     limiter.onCap = (event) => events.push(event);
     const capped = key({ monthlyTokenCap: 1000, monthlyUsdCap: 1 });
-    limiter.admit(capped, { tokens: 500, costUsd: 0.1 }).settle({ tokens: 500, costUsd: 0.85 });
+    (limiter.admit(capped, { tokens: 500, costUsd: 0.1 }) as Admission).settle({ tokens: 500, costUsd: 0.85 });
     expect(events.map((e) => `${e.cap} ${e.threshold}`)).toEqual(['usd 80']);
-    limiter.admit(capped, { tokens: 400, costUsd: 0.1 }).settle({ tokens: 400, costUsd: 0.01 });
+    (limiter.admit(capped, { tokens: 400, costUsd: 0.1 }) as Admission).settle({ tokens: 400, costUsd: 0.01 });
     expect(() => limiter.admit(capped, { tokens: 200, costUsd: 0.01 })).toThrow(/monthly token cap/);
     expect(() => limiter.admit(capped, { tokens: 200, costUsd: 0.01 })).toThrow(/monthly token cap/);
     expect(events.map((e) => `${e.cap} ${e.threshold} ${e.used}`)).toEqual(['usd 80 0.85', 'tokens 80 900', 'tokens 100 900']);

@@ -37,7 +37,7 @@ describe('auto with a key restricted to some models', () => {
   });
 
   it('serves only the allowed model, for short and long prompts and every strategy, and says so in the route reason', async () => {
-    const { key, secret } = pb.patchbay.management.createKey({ name: 'mini-only-auto', allowed_models: ['gpt-4o-mini'] });
+    const { key, secret } = await pb.patchbay.management.createKey({ name: 'mini-only-auto', allowed_models: ['gpt-4o-mini'] });
     const client = clientFor(secret);
     const served = new Set<string>();
     const reasons: string[] = [];
@@ -62,13 +62,13 @@ describe('auto with a key restricted to some models', () => {
   });
 
   it('a key allowed `auto` itself keeps all of auto', async () => {
-    const { secret } = pb.patchbay.management.createKey({ name: 'auto-allowed', allowed_models: ['auto'] });
+    const { secret } = await pb.patchbay.management.createKey({ name: 'auto-allowed', allowed_models: ['auto'] });
     const { response } = await clientFor(secret).chat.completions.create({ model: 'auto', messages: [{ role: 'user', content: longPrompt }] }).withResponse();
     expect(response.headers.get('x-patchbay-provider')).not.toBeNull();
   });
 
   it('a key none of whose models auto can use: 403 model_not_allowed naming them, in each ingress protocol\'s shape, and from explain', async () => {
-    const { key, secret } = pb.patchbay.management.createKey({ name: 'embeddings-only', allowed_models: ['text-embedding-3-small'] });
+    const { key, secret } = await pb.patchbay.management.createKey({ name: 'embeddings-only', allowed_models: ['text-embedding-3-small'] });
     const refused = await clientFor(secret).chat.completions.create({ model: 'auto', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(OpenAI.PermissionDeniedError);
     expect(refused).toMatchObject({ status: 403, code: 'model_not_allowed', param: 'model' });

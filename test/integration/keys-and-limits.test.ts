@@ -23,9 +23,9 @@ describe('Patchbay keys: rotation, expiry, model limits, rate limits and caps', 
   });
 
   it('rotates a key: same record and settings, the old secret stops working at once', async () => {
-    const { key, secret } = create({ name: 'rotating', rpm_limit: 1000 });
+    const { key, secret } = await create({ name: 'rotating', rpm_limit: 1000 });
     await expect(clientFor(secret).models.list()).resolves.toBeTruthy();
-    const rotated = pb.patchbay.management.rotateKey(key.id);
+    const rotated = await pb.patchbay.management.rotateKey(key.id);
     expect(rotated.key).toMatchObject({ id: key.id, name: 'rotating', rpm_limit: 1000 });
     expect(rotated.secret).not.toBe(secret);
     await expect(clientFor(secret).models.list()).rejects.toMatchObject({ status: 401, code: 'invalid_api_key' });
@@ -33,14 +33,14 @@ describe('Patchbay keys: rotation, expiry, model limits, rate limits and caps', 
   });
 
   it('refuses an expired key with 401 saying it expired', async () => {
-    const { secret } = create({ name: 'old', expires_at: Date.now() - 1000 });
+    const { secret } = await create({ name: 'old', expires_at: Date.now() - 1000 });
     const error = await clientFor(secret).models.list().catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 401, code: 'invalid_api_key' });
     expect((error as Error).message).toContain('expired');
   });
 
   it('limits a key to listed models or aliases with 403, including fallback models', async () => {
-    const { secret } = create({ name: 'mini-only', allowed_models: ['gpt-4o-mini', 'openai/text-embedding-3-small'] });
+    const { secret } = await create({ name: 'mini-only', allowed_models: ['gpt-4o-mini', 'openai/text-embedding-3-small'] });
     const client = clientFor(secret);
     await expect(client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] })).resolves.toBeTruthy();
     await expect(client.chat.completions.create({ model: 'gpt-4o-mini:cost', messages: [{ role: 'user', content: 'x' }] })).resolves.toBeTruthy();
@@ -55,8 +55,8 @@ describe('Patchbay keys: rotation, expiry, model limits, rate limits and caps', 
   });
 
   it('still refuses a restricted key a model that other keys have just used (routing remembers models, not permissions)', async () => {
-    const open = clientFor(create({ name: 'open' }).secret);
-    const restricted = clientFor(create({ name: 'mini-only-2', allowed_models: ['gpt-4o-mini'] }).secret);
+    const open = clientFor((await create({ name: 'open' })).secret);
+    const restricted = clientFor((await create({ name: 'mini-only-2', allowed_models: ['gpt-4o-mini'] })).secret);
     const fallback = { headers: { 'X-Patchbay-Fallback': 'openai/gpt-4o' } };
     await expect(open.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] })).resolves.toBeTruthy();
     await expect(open.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] }, fallback)).resolves.toBeTruthy();
@@ -66,7 +66,7 @@ describe('Patchbay keys: rotation, expiry, model limits, rate limits and caps', 
   });
 
   it('lets exactly 10 of 50 parallel requests through a limit of 10 per minute, with Retry-After and rate-limit headers', async () => {
-    const { secret } = create({ name: 'rpm10', rpm_limit: 10 });
+    const { secret } = await create({ name: 'rpm10', rpm_limit: 10 });
     const client = clientFor(secret);
     const results = await Promise.allSettled(Array.from({ length: 50 }, () => ask(client)));
     const ok = results.filter((r) => r.status === 'fulfilled');
@@ -84,7 +84,7 @@ describe('Patchbay keys: rotation, expiry, model limits, rate limits and caps', 
   });
 
   it('enforces tokens per minute and sets the token headers on every /v1 answer, errors included', async () => {
-    const { secret } = create({ name: 'tpm', tpm_limit: 300 });
+    const { secret } = await create({ name: 'tpm', tpm_limit: 300 });
     const client = clientFor(secret);
     const first = await ask(client, { max_tokens: 100 });
     expect(first.response.headers.get('x-ratelimit-limit-tokens')).toBe('300');
@@ -104,7 +104,7 @@ describe('Patchbay keys: rotation, expiry, model limits, rate limits and caps', 
   });
 
   it('stops a key at its monthly token cap with 429 insufficient_quota naming the cap, never overrun under concurrency with max_tokens', async () => {
-    const { key, secret } = create({ name: 'capped', monthly_token_cap: 200 });
+    const { key, secret } = await create({ name: 'capped', monthly_token_cap: 200 });
     const client = clientFor(secret);
     const results = await Promise.allSettled(Array.from({ length: 20 }, () => ask(client, { max_tokens: 20 })));
     const ok = results.filter((r) => r.status === 'fulfilled').length;
@@ -114,11 +114,11 @@ describe('Patchbay keys: rotation, expiry, model limits, rate limits and caps', 
     expect(rejected.reason.message).toContain('monthly token cap of 200');
     const used = usageRows(pb.patchbay).filter((r) => r.key_id === key.id && r.status === 200).reduce((sum, r) => sum + (r.total_tokens as number), 0);
     expect(used).toBeLessThanOrEqual(200);
-    expect(pb.patchbay.management.listKeys().find((k) => k.id === key.id)!.month_usage.tokens).toBe(used);
+    expect((await pb.patchbay.management.listKeys()).find((k) => k.id === key.id)!.month_usage.tokens).toBe(used);
   });
 
   it('stops a key at its monthly USD cap', async () => {
-    const { secret } = create({ name: 'usd', monthly_usd_cap: 0.0001 });
+    const { secret } = await create({ name: 'usd', monthly_usd_cap: 0.0001 });
     const client = clientFor(secret);
     let spent = 0;
     let error: unknown;

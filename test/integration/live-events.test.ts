@@ -96,7 +96,7 @@ describe('live events on GET /api/events (SSE)', () => {
 
   it('sends key_cap exactly once at 80 % and once at 100 % of a token cap', async () => {
     const stream = await openEvents(pb);
-    const { key, secret } = pb.patchbay.management.createKey({ name: 'capped', monthly_token_cap: 300 });
+    const { key, secret } = await pb.patchbay.management.createKey({ name: 'capped', monthly_token_cap: 300 });
     const client = clientFor(secret);
     let refused = 0;
     for (let i = 0; i < 40 && refused < 3; i++) {

@@ -14,22 +14,23 @@ const machine = (overrides: Partial<Parameters<typeof planSystemPackages>[0]> & 
     ...overrides,
   };
 };
-const EVERYTHING = ['dbus-run-session', 'gnome-keyring-daemon', '/usr/bin/chromium'];
+const EVERYTHING = ['dbus-run-session', 'gnome-keyring-daemon', '/usr/bin/chromium', 'pg_ctlcluster'];
 
 describe('planSystemPackages: what npm test and npm start install or ask for', () => {
   it('a fresh Debian container as root: apt-get update once, then install every missing package quietly', () => {
     expect(planSystemPackages(machine())).toEqual({
       action: 'install',
-      packages: ['dbus', 'gnome-keyring', 'chromium'],
+      packages: ['dbus', 'gnome-keyring', 'chromium', 'postgresql'],
       steps: [
         ['apt-get', 'update', '-qq'],
-        ['apt-get', 'install', '-y', '-qq', '--no-install-recommends', 'dbus', 'gnome-keyring', 'chromium'],
+        ['apt-get', 'install', '-y', '-qq', '--no-install-recommends', 'dbus', 'gnome-keyring', 'chromium', 'postgresql'],
       ],
     });
   });
 
   it('installs only what is missing, and nothing when all is there', () => {
-    expect(planSystemPackages(machine({ present: ['dbus-run-session', '/usr/bin/chromium'] }))).toMatchObject({ action: 'install', packages: ['gnome-keyring'] });
+    expect(planSystemPackages(machine({ present: ['dbus-run-session', '/usr/bin/chromium', 'pg_ctlcluster'] }))).toMatchObject({ action: 'install', packages: ['gnome-keyring'] });
+    expect(planSystemPackages(machine({ present: EVERYTHING.slice(0, 3) }))).toMatchObject({ action: 'install', packages: ['postgresql'] });
     expect(planSystemPackages(machine({ present: EVERYTHING }))).toEqual({ action: 'none' });
   });
 
@@ -39,16 +40,16 @@ describe('planSystemPackages: what npm test and npm start install or ask for', (
   });
 
   it('a desktop session whose bus already offers the Secret Service needs no dbus or gnome-keyring', () => {
-    expect(planSystemPackages(machine({ secretServiceRunning: true, present: ['/usr/bin/chromium'] }))).toEqual({ action: 'none' });
-    expect(planSystemPackages(machine({ secretServiceRunning: true }))).toMatchObject({ packages: ['chromium'] });
+    expect(planSystemPackages(machine({ secretServiceRunning: true, present: ['/usr/bin/chromium', 'pg_ctlcluster'] }))).toEqual({ action: 'none' });
+    expect(planSystemPackages(machine({ secretServiceRunning: true }))).toMatchObject({ packages: ['chromium', 'postgresql'] });
   });
 
   it('not root, or no apt-get: one line naming the packages and the command for this package manager; fatal for tests only', () => {
-    const notRoot = planSystemPackages(machine({ isRoot: false, present: ['/usr/bin/chromium'] }));
+    const notRoot = planSystemPackages(machine({ isRoot: false, present: ['/usr/bin/chromium', 'pg_ctlcluster'] }));
     expect(notRoot).toMatchObject({ action: 'tell', packages: ['dbus', 'gnome-keyring'], fatal: true });
     expect(notRoot.action === 'tell' && notRoot.message).toContain('sudo apt-get install dbus gnome-keyring');
     const fedora = planSystemPackages(machine({ packageManager: 'dnf', present: EVERYTHING.slice(0, 2) }));
-    expect(fedora.action === 'tell' && fedora.message).toContain('sudo dnf install chromium');
+    expect(fedora.action === 'tell' && fedora.message).toContain('sudo dnf install chromium postgresql');
     const arch = planSystemPackages(machine({ isRoot: false, packageManager: 'pacman', mode: 'start' }));
     expect(arch).toMatchObject({ action: 'tell', fatal: false });
     expect(arch.action === 'tell' && arch.message).toContain('sudo pacman -S dbus gnome-keyring');
@@ -61,6 +62,6 @@ describe('planSystemPackages: what npm test and npm start install or ask for', (
   });
 
   it('a package is added in one line of the list', () => {
-    expect(SYSTEM_PACKAGES.map((p) => p.name)).toEqual(['dbus', 'gnome-keyring', 'chromium']);
+    expect(SYSTEM_PACKAGES.map((p) => p.name)).toEqual(['dbus', 'gnome-keyring', 'chromium', 'postgresql']);
   });
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HealthTracker } from '../../core/routing/health-tracker.ts';
 import { seedHealth } from '../../core/routing/seed-health.ts';
+import { SqliteUsageReader } from '../../core/usage/sqlite-usage-reader.ts';
 import { openDatabase } from '../../core/usage/open-database.ts';
 import { UsageStore, type UsageRecord } from '../../core/usage/usage-store.ts';
 
@@ -168,14 +169,14 @@ describe('UsageStore', () => {
     expect(statSync(join(dir, 'patchbay.db')).mode & 0o777).toBe(0o600);
   });
 
-  it('does not replay attempts the client cancelled as endpoint failures', () => {
+  it('does not replay attempts the client cancelled as endpoint failures', async () => {
     const { db } = open();
     const store = new UsageStore(db);
     const cancelled = { provider: 'openai', model: 'gpt-4o', status: 502, error_type: 'cancelled', message: 'cancelled', latency_ms: 1 };
     for (let i = 0; i < 6; i++) store.record(row({ status: 499, errorType: 'client_closed', attempts: [cancelled] }));
     store.flush();
     const health = new HealthTracker({ failureThreshold: 5, cooldownMs: 30_000, windowSize: 100, windowMs: 60_000 });
-    seedHealth(health, db, 60_000);
+    seedHealth(health, await new SqliteUsageReader(store).recentAttempts(Date.now() - 60_000));
     expect(health.health('openai/gpt-4o')).toMatchObject({ samples: 0, breaker: 'closed' });
   });
 });

@@ -3,9 +3,9 @@ import type { Catalog } from '../../catalog/load-catalog.ts';
 import type { PatchbayConfig } from '../../config/load-config.ts';
 import { PatchbayError } from '../../errors/patchbay-error.ts';
 import { KeyLimiter } from '../../keys/key-limiter.ts';
-import type { KeyStore } from '../../keys/key-store.ts';
+import type { KeyBackend } from '../../keys/key-backend.ts';
 import type { Router } from '../../routing/router.ts';
-import type { UsageStore } from '../../usage/usage-store.ts';
+import type { UsageSink } from '../../usage/usage-backend.ts';
 import { authenticate } from '../authenticate.ts';
 import { abandonResponse, renderError } from '../render-error.ts';
 import type { IngressCodec } from '../../protocols/ingress-codec.ts';
@@ -28,9 +28,9 @@ export interface V1Deps {
   config: PatchbayConfig;
   catalog: Catalog;
   router: Router;
-  keys: KeyStore;
+  keys: Pick<KeyBackend, 'check'>;
   limiter: KeyLimiter;
-  usage: UsageStore;
+  usage: UsageSink;
   log: (message: string) => void;
 }
 

@@ -76,7 +76,8 @@ export async function serveRouted(req: IncomingMessage, res: ServerResponse, ctx
     if (key && KeyLimiter.isLimited(key)) {
       const outputTokens = operation.route.maxTokens ?? ASSUMED_COMPLETION_TOKENS;
       const estimate = estimateAdmission(plan.promptTokens, outputTokens, operation.fanOut ?? SINGLE_ANSWER, plan.candidates, ctx.routingFeeUsd);
-      request.admission = ctx.limiter.admit(key, estimate, request.headers);
+      const admitted = ctx.limiter.admit(key, estimate, request.headers);
+      request.admission = admitted instanceof Promise ? await admitted : admitted;
     }
     if (operation.stream && operation.openStream) {
       await serveStream(res, ctx, request, operation, plan, abort);

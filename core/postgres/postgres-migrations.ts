@@ -1,0 +1,124 @@
+import type pg from 'pg';
+
+/** Any 64-bit number only Patchbay takes: replicas starting together migrate one after the other. */
+const MIGRATION_LOCK = 7_316_020_261_126;
+
+const rollup = (table: string, unit: string, dimensions: string[]) =>
+  `CREATE TABLE ${table} (
+     ${unit} bigint NOT NULL, ${dimensions.map((d) => `${d} text NOT NULL`).join(', ')},
+     requests bigint NOT NULL, errors bigint NOT NULL, prompt_tokens bigint NOT NULL, completion_tokens bigint NOT NULL,
+     total_tokens bigint NOT NULL, cost_usd double precision NOT NULL,
+     PRIMARY KEY (${unit}, ${dimensions.join(', ')}));`;
+
+/**
+ * PostgreSQL's schema, one entry per version (schema_version records how far a database got).
+ * Never edit a shipped entry: append. The usage columns follow SQLite's (core/usage/open-database.ts):
+ * a column added there is added here too, in a new entry.
+ */
+export const POSTGRES_MIGRATIONS: string[] = [
+  `CREATE SEQUENCE api_key_versions;
+   CREATE TABLE api_keys (
+     id text PRIMARY KEY,
+     -- Bumped by every write, so a replica never replaces a key's newer state with an older read.
+     version bigint NOT NULL DEFAULT nextval('api_key_versions'),
+     name text NOT NULL,
+     secret_hash text NOT NULL UNIQUE,
+     secret_hint text NOT NULL,
+     created_at bigint NOT NULL,
+     revoked_at bigint,
+     expires_at bigint,
+     allowed_models text,
+     monthly_token_cap bigint,
+     monthly_usd_cap double precision,
+     rpm_limit bigint,
+     tpm_limit bigint,
+     rotated_at bigint);
+   CREATE TABLE usage (
+     id bigserial PRIMARY KEY,
+     ts bigint NOT NULL,
+     request_id text NOT NULL,
+     key_id text,
+     endpoint text NOT NULL,
+     requested_model text,
+     provider text,
+     model text,
+     strategy text,
+     status integer NOT NULL,
+     error_type text,
+     stream smallint NOT NULL DEFAULT 0,
+     prompt_tokens bigint NOT NULL DEFAULT 0,
+     completion_tokens bigint NOT NULL DEFAULT 0,
+     total_tokens bigint NOT NULL DEFAULT 0,
+     input_price double precision,
+     output_price double precision,
+     cost_usd double precision NOT NULL DEFAULT 0,
+     latency_ms double precision NOT NULL,
+     first_byte_ms double precision,
+     attempts text NOT NULL,
+     route_reason text,
+     cache_read_tokens bigint NOT NULL DEFAULT 0,
+     cache_write_5m_tokens bigint NOT NULL DEFAULT 0,
+     cache_write_1h_tokens bigint NOT NULL DEFAULT 0,
+     reasoning_tokens bigint NOT NULL DEFAULT 0);
+   CREATE INDEX usage_ts ON usage (ts);
+   CREATE INDEX usage_key_ts ON usage (key_id, ts);
+   CREATE INDEX usage_request_id ON usage (request_id);
+   CREATE INDEX usage_provider_ts ON usage (provider, ts);
+   CREATE INDEX usage_model_ts ON usage (model, ts);
+   CREATE INDEX usage_status_ts ON usage (status, ts);
+   CREATE TABLE content_log (request_id text PRIMARY KEY, ts bigint NOT NULL, request text NOT NULL, response text);
+   ${rollup('usage_daily', 'day', ['provider', 'model'])}
+   ${rollup('usage_daily_keys', 'day', ['key_id'])}
+   ${rollup('usage_hourly', 'hour', ['provider', 'model'])}
+   ${rollup('usage_hourly_keys', 'hour', ['key_id'])}
+   CREATE TABLE usage_latency_daily (day bigint NOT NULL, provider text NOT NULL, bucket integer NOT NULL, requests bigint NOT NULL, PRIMARY KEY (day, provider, bucket));
+   -- The caps, shared by every replica: settled usage and what requests in flight hold, per key and month.
+   CREATE TABLE key_budgets (
+     key_id text NOT NULL, month bigint NOT NULL,
+     used_tokens bigint NOT NULL, used_usd double precision NOT NULL,
+     reserved_tokens bigint NOT NULL DEFAULT 0, reserved_usd double precision NOT NULL DEFAULT 0,
+     PRIMARY KEY (key_id, month));
+   -- One row per request in flight on a capped key, so a dead replica's holds can be given back.
+   CREATE TABLE budget_reservations (
+     id bigserial PRIMARY KEY, key_id text NOT NULL, month bigint NOT NULL, replica text NOT NULL,
+     tokens bigint NOT NULL, usd double precision NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
+   CREATE INDEX budget_reservations_replica ON budget_reservations (replica);
+   -- Replicas alive: each refreshes its row every few seconds; one not seen for a while is dead.
+   CREATE TABLE replicas (id text PRIMARY KEY, started_at timestamptz NOT NULL DEFAULT now(), seen_at timestamptz NOT NULL DEFAULT now());`,
+  // What translation dropped or changed for the answering endpoint (issue 20; SQLite's migration 9).
+  `ALTER TABLE usage ADD COLUMN adjustments text;`,
+  // The label of the provider key that served (issue 22; SQLite's migration 10), never the key itself.
+  `ALTER TABLE usage ADD COLUMN provider_key text;`,
+];
+
+/**
+ * Brings the database to the latest schema, under a session advisory lock: two replicas starting
+ * together take turns, and the second finds the work done. Refuses a database a newer Patchbay wrote.
+ */
+export async function migratePostgres(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await client.query('CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)');
+    const found = await client.query<{ version: number }>('SELECT version FROM schema_version');
+    let current = found.rows[0]?.version ?? 0;
+    if (found.rows.length === 0) await client.query('INSERT INTO schema_version (version) VALUES (0)');
+    if (current > POSTGRES_MIGRATIONS.length) {
+      throw new Error(`This Patchbay database (schema ${current}) was written by a newer Patchbay; update Patchbay to use it.`);
+    }
+    for (; current < POSTGRES_MIGRATIONS.length; current++) {
+      await client.query('BEGIN');
+      try {
+        await client.query(POSTGRES_MIGRATIONS[current]);
+        await client.query('UPDATE schema_version SET version = $1', [current + 1]);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw error;
+      }
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    client.release();
+  }
+}

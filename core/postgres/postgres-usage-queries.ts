@@ -1,0 +1,158 @@
+import type pg from 'pg';
+import type { AttemptReport } from '../errors/provider-error.ts';
+import { parseAdjustments, storedToRequestRow, type StoredUsageRow } from '../usage/to-request-row.ts';
+import type { GroupTotalsRow, RecentAttempts } from '../usage/usage-backend.ts';
+import type { UsageGroup } from '../usage/usage-store.ts';
+import { bucketUpperBound, encodeCursor, type LogFilter, type UsageRange } from '../usage/usage-queries.ts';
+import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, UsageSeries, UsageTotals } from '../usage/usage-views.ts';
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+const SUMS = `coalesce(sum(requests), 0) AS requests, coalesce(sum(errors), 0) AS errors, coalesce(sum(prompt_tokens), 0) AS prompt_tokens,
+  coalesce(sum(completion_tokens), 0) AS completion_tokens, coalesce(sum(total_tokens), 0) AS total_tokens, coalesce(sum(cost_usd), 0) AS cost_usd`;
+const ROW_COLUMNS = `u.ts, u.id, u.request_id, u.key_id, k.name AS key_name, u.endpoint, u.requested_model, u.provider, u.model, u.strategy, u.status,
+  u.error_type, u.stream, u.prompt_tokens, u.completion_tokens, u.total_tokens, u.cache_read_tokens, u.cache_write_5m_tokens, u.cache_write_1h_tokens, u.reasoning_tokens, u.cost_usd, u.latency_ms, u.first_byte_ms, u.route_reason, u.attempts, u.adjustments, u.provider_key`;
+const emptyToNull = (value: string): string | null => (value === '' ? null : value);
+
+/**
+ * The dashboard's usage queries in PostgreSQL's dialect, the same answers as SQLite's UsageQueries
+ * (the contract suite holds them to it): totals, series and latency from the rollup tables, the
+ * request log from the usage table through its (filter, ts) indexes.
+ */
+export class PostgresUsageQueries {
+  private readonly pool: pg.Pool;
+
+  constructor(pool: pg.Pool) {
+    this.pool = pool;
+  }
+
+  private async all<T>(sql: string, values: unknown[]): Promise<T[]> {
+    return (await this.pool.query(sql, values)).rows as T[];
+  }
+
+  async keyTotalsSince(keyId: string, fromMs: number): Promise<{ tokens: number; usd: number }> {
+    const [row] = await this.all<{ tokens: number; usd: number }>(
+      'SELECT coalesce(sum(total_tokens), 0) AS tokens, coalesce(sum(cost_usd), 0) AS usd FROM usage WHERE key_id = $1 AND ts >= $2',
+      [keyId, fromMs],
+    );
+    return row;
+  }
+
+  totalsBy(groupBy: UsageGroup, fromMs: number, toMs: number): Promise<GroupTotalsRow[]> {
+    const expression = {
+      key: 'key_id',
+      provider: 'provider',
+      'provider-key': "provider || ' (' || coalesce(provider_key, '-') || ')'",
+      model: "provider || '/' || model",
+      day: "to_char(to_timestamp(ts / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
+    }[groupBy];
+    return this.all(
+      `SELECT ${expression} AS "group", count(*) AS requests, count(*) FILTER (WHERE status >= 400) AS errors,
+              sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,
+              sum(total_tokens) AS total_tokens, sum(cache_read_tokens) AS cache_read_tokens,
+              sum(cache_write_5m_tokens + cache_write_1h_tokens) AS cache_write_tokens, sum(reasoning_tokens) AS reasoning_tokens,
+              sum(cost_usd) AS cost_usd
+         FROM usage WHERE ts >= $1 AND ts < $2 GROUP BY 1 ORDER BY ${groupBy === 'day' ? '1' : 'cost_usd DESC, requests DESC'}`,
+      [fromMs, toMs],
+    );
+  }
+
+  async totals(range: UsageRange): Promise<UsageTotals> {
+    const [row] = await this.all<UsageTotals>(`SELECT ${SUMS} FROM usage_daily WHERE day >= $1 AND day < $2`, [range.from / DAY_MS, range.to / DAY_MS]);
+    return row;
+  }
+
+  async series(range: UsageRange, bucket: SeriesBucket, groupBy: SeriesGroup): Promise<UsageSeries> {
+    const unit = bucket === 'day' ? DAY_MS : HOUR_MS;
+    const table = `usage_${bucket === 'day' ? 'daily' : 'hourly'}${groupBy === 'key' ? '_keys' : ''}`;
+    const groupExpression = { provider: 'provider', model: "CASE WHEN model = '' THEN '' ELSE provider || '/' || model END", key: 'key_id' }[groupBy];
+    const rows = await this.all<{ b: number; g: string } & UsageTotals>(
+      `SELECT ${bucket} AS b, ${groupExpression} AS g, ${SUMS} FROM ${table} WHERE ${bucket} >= $1 AND ${bucket} < $2
+        GROUP BY b, g ORDER BY b, cost_usd DESC, requests DESC, (${groupExpression}) COLLATE "C"`,
+      [range.from / unit, range.to / unit],
+    );
+    const names = groupBy === 'key' ? new Map((await this.all<{ id: string; name: string }>('SELECT id, name FROM api_keys', [])).map((k) => [k.id, k.name])) : null;
+    const width = bucket === 'day' ? 10 : 13;
+    return {
+      bucket,
+      group_by: groupBy,
+      data: rows.map(({ b, g, ...sums }) => ({ bucket: new Date(b * unit).toISOString().slice(0, width), group: emptyToNull(g), key_name: names?.get(g) ?? null, ...sums })),
+    };
+  }
+
+  async latency(range: UsageRange): Promise<LatencyRow[]> {
+    const days = [range.from / DAY_MS, range.to / DAY_MS];
+    const counts = await this.all<{ day: number; provider: string; requests: number; errors: number }>(
+      `SELECT day, provider, sum(requests) AS requests, sum(errors) AS errors FROM usage_daily
+        WHERE day >= $1 AND day < $2 AND provider != '' GROUP BY 1, 2 ORDER BY day, provider COLLATE "C"`,
+      days,
+    );
+    const percentiles = await this.all<{ day: number; provider: string; p50: number; p95: number }>(
+      `SELECT day, provider, min(CASE WHEN seen >= greatest(1, ceil(0.5 * n)) THEN bucket END) AS p50,
+              min(CASE WHEN seen >= greatest(1, ceil(0.95 * n)) THEN bucket END) AS p95
+         FROM (SELECT day, provider, bucket,
+                      sum(requests) OVER (PARTITION BY day, provider ORDER BY bucket) AS seen,
+                      sum(requests) OVER (PARTITION BY day, provider) AS n
+                 FROM usage_latency_daily WHERE day >= $1 AND day < $2) AS histogram
+        GROUP BY day, provider`,
+      days,
+    );
+    const byDayProvider = new Map(percentiles.map((row) => [`${row.day}|${row.provider}`, row]));
+    return counts.map((row) => {
+      const p = byDayProvider.get(`${row.day}|${row.provider}`);
+      return {
+        day: new Date(row.day * DAY_MS).toISOString().slice(0, 10),
+        provider: row.provider,
+        requests: row.requests,
+        errors: row.errors,
+        error_rate: row.requests ? row.errors / row.requests : 0,
+        p50_ms: p ? bucketUpperBound(p.p50) : null,
+        p95_ms: p ? bucketUpperBound(p.p95) : null,
+      };
+    });
+  }
+
+  async log(range: UsageRange, filter: LogFilter, limit: number, cursor: { ts: number; id: number } | null): Promise<RequestLogPage> {
+    const values: unknown[] = [range.from, range.to];
+    const where = ['u.ts >= $1', 'u.ts < $2'];
+    const add = (condition: (n: string) => string, value: unknown) => {
+      values.push(value);
+      where.push(condition(`$${values.length}`));
+    };
+    if (cursor) {
+      add((n) => `u.ts <= ${n}`, cursor.ts);
+      values.push(cursor.id);
+      where.push(`(u.ts < $${values.length - 1} OR u.id < $${values.length})`);
+    }
+    if (filter.status === 'ok') where.push('u.status < 400');
+    else if (filter.status === 'error') where.push('u.status >= 400');
+    else if (filter.status !== undefined) add((n) => `u.status = ${n}`, filter.status);
+    if (filter.model !== undefined) add((n) => `u.model = ${n}`, filter.model);
+    if (filter.provider !== undefined) add((n) => `u.provider = ${n}`, filter.provider);
+    if (filter.keyId !== undefined) add((n) => `u.key_id = ${n}`, filter.keyId);
+    values.push(limit + 1);
+    const rows = await this.all<StoredUsageRow & { id: number }>(
+      `SELECT ${ROW_COLUMNS} FROM usage u LEFT JOIN api_keys k ON k.id = u.key_id WHERE ${where.join(' AND ')} ORDER BY u.ts DESC, u.id DESC LIMIT $${values.length}`,
+      values,
+    );
+    const more = rows.length > limit;
+    if (more) rows.pop();
+    const last = rows[rows.length - 1];
+    return { data: rows.map(storedToRequestRow), next_cursor: more ? encodeCursor(last.ts, last.id) : null };
+  }
+
+  async request(requestId: string): Promise<RequestRow | null> {
+    const [row] = await this.all<StoredUsageRow>(`SELECT ${ROW_COLUMNS} FROM usage u LEFT JOIN api_keys k ON k.id = u.key_id WHERE u.request_id = $1 ORDER BY u.id DESC LIMIT 1`, [requestId]);
+    return row ? storedToRequestRow(row) : null;
+  }
+
+  async rows(fromMs: number, toMs: number, limit = 1000): Promise<Record<string, unknown>[]> {
+    const rows = await this.all<Record<string, unknown>>('SELECT * FROM usage WHERE ts >= $1 AND ts < $2 ORDER BY ts DESC, id DESC LIMIT $3', [fromMs, toMs, limit]);
+    return rows.map((row) => ({ ...row, stream: row.stream === 1, attempts: JSON.parse(row.attempts as string), adjustments: parseAdjustments(row.adjustments as string | null) }));
+  }
+
+  async recentAttempts(fromMs: number, limit = 5000): Promise<RecentAttempts[]> {
+    const rows = await this.all<{ ts: number; stream: number; attempts: string }>('SELECT ts, stream, attempts FROM usage WHERE ts >= $1 ORDER BY id DESC LIMIT $2', [fromMs, limit]);
+    return rows.reverse().map((row) => ({ ts: row.ts, stream: row.stream === 1, attempts: JSON.parse(row.attempts) as AttemptReport[] }));
+  }
+}

@@ -1,0 +1,97 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** A throwaway PostgreSQL cluster: initdb + pg_ctl in a temp dir, on a free loopback port. */
+export interface TestPostgres {
+  /** postgres://patchbay@127.0.0.1:PORT/postgres (trust authentication, loopback only). */
+  url: string;
+  port: number;
+  /** A fresh, empty database; returns its URL. */
+  createDatabase(name?: string): Promise<string>;
+  /** Stops the server (fast shutdown: connections are cut) and starts it again on the same port (restart tests). */
+  stopServer(): Promise<void>;
+  startServer(): Promise<void>;
+  /** Stops the server and removes the cluster. */
+  stop(): Promise<void>;
+}
+
+/** The folder holding initdb and pg_ctl: Debian's newest /usr/lib/postgresql/N/bin, else whatever is on PATH. */
+export function postgresBinDir(): string | null {
+  const debian = '/usr/lib/postgresql';
+  if (existsSync(debian)) {
+    const versions = readdirSync(debian).filter((v) => existsSync(join(debian, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+    if (versions.length) return join(debian, versions[0], 'bin');
+  }
+  try {
+    const initdb = execFileSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' }).trim();
+    return initdb ? initdb.slice(0, initdb.lastIndexOf('/')) : null;
+  } catch {
+    return null;
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** PostgreSQL refuses to run as root: as root the cluster belongs to the system user `postgres` (Debian's package creates it). */
+function runAs(): { user: string; uid: number; gid: number } | null {
+  if (process.getuid?.() !== 0) return null;
+  const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+  const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+  return { user: 'postgres', uid, gid };
+}
+
+/** Starts a throwaway cluster. Stop it in afterAll: `await pg.stop()`. */
+export async function startPostgres(): Promise<TestPostgres> {
+  const bin = postgresBinDir();
+  if (!bin) throw new Error('PostgreSQL is not installed: npm test installs it (apt-get install postgresql) when run as root; or install it yourself.');
+  const user = runAs();
+  const dir = mkdtempSync(join(tmpdir(), 'patchbay-pg-'));
+  if (user) chownSync(dir, user.uid, user.gid);
+  const data = join(dir, 'data');
+  const as = (command: string, args: string[]) => (user ? run('runuser', ['-u', user.user, '--', join(bin, command), ...args]) : run(join(bin, command), args));
+  await as('initdb', ['-D', data, '-U', 'patchbay', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+  const port = await freePort();
+  // fsync off: a throwaway cluster need not survive an OS crash, and the tests run faster.
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
+  const startServer = async () => {
+    await as('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'server.log'), '-w', '-t', '30', 'start']);
+  };
+  const stopServer = async () => {
+    await as('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+  };
+  await startServer();
+  const url = `postgres://patchbay@127.0.0.1:${port}/postgres`;
+  let databases = 0;
+  return {
+    url,
+    port,
+    async createDatabase(name = `patchbay_${process.pid}_${++databases}`) {
+      await as('psql', ['-h', dir, '-p', String(port), '-U', 'patchbay', '-d', 'postgres', '-q', '-c', `CREATE DATABASE ${name}`]);
+      return `postgres://patchbay@127.0.0.1:${port}/${name}`;
+    },
+    stopServer,
+    startServer,
+    async stop() {
+      try {
+        await stopServer();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
