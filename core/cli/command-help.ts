@@ -113,12 +113,13 @@ The profiles "patchbay claude" and "patchbay codex" start the agents with, saved
 ANTHROPIC_MODEL (and its opus and sonnet tiers), background its haiku tier (session titles and
 other background work), subagent CLAUDE_CODE_SUBAGENT_MODEL; context-window the main model's real
 window (Claude Code assumes 1M tokens for models it does not know). Codex: its model and window.`,
-  usage: `Usage: patchbay usage [--month YYYY-MM] [--by model|provider|provider-key|key|day] [--json] [--export csv|json]
+  usage: `Usage: patchbay usage [--month YYYY-MM] [--by model|provider|provider-key|key|day|session] [--json] [--export csv|json]
 
 A month's totals (default: this month, UTC), grouped by model unless --by says otherwise.
 
   --month YYYY-MM      the month (UTC)
-  --by GROUP           model, provider, provider-key (each provider key by label), key or day
+  --by GROUP           model, provider, provider-key (each provider key by label), key, day or
+                       session (each session with its agents nested, cost and what prompt caching saved)
   --json               the totals as JSON
   --export csv|json    every request of the month, one row each (CSV cells that a spreadsheet
                        would run as a formula are prefixed with ')`,

@@ -7,7 +7,7 @@ import { loadAdminToken } from '../app/admin-token.ts';
 import { findDataDir } from './find-data-dir.ts';
 import { loadConfigFile } from '../config/load-config.ts';
 import { KeyStore } from '../keys/key-store.ts';
-import { createKeySchema, explainRouteSchema, keySettingsSchema, providerKeyLabelSchema, providerSecretSchema, routingSettingsSchema } from '../management/management-schemas.ts';
+import { createKeySchema, explainRouteSchema, keySettingsSchema, providerKeyLabelSchema, providerSecretSchema, routingSettingsSchema, usageSessionsQuerySchema } from '../management/management-schemas.ts';
 import { callManagementApi, ManagementApiError } from '../management/call-management-api.ts';
 import { ManagementService } from '../management/management-service.ts';
 import { validateBody } from '../http/validate-body.ts';
@@ -35,6 +35,7 @@ export type Management = {
   updateKey: (id: string, input: z.input<typeof keySettingsSchema>) => Promise<Awaited<ReturnType<Service['updateKey']>>>;
   setRouting: (input: z.input<typeof routingSettingsSchema>) => Promise<ReturnType<Service['setRouting']>>;
   explainRoute: (input: z.input<typeof explainRouteSchema>) => Promise<Awaited<ReturnType<Service['explainRoute']>>>;
+  usageSessions: (query: { from: string; to: string; limit: number }) => Promise<Awaited<ReturnType<Service['usageSessions']>>>;
 };
 
 export interface ManagementConnection {
@@ -149,6 +150,7 @@ function createLocalManagement(service: ManagementService): Management {
     explainRoute: async (input) => service.explainRoute(validateBody(explainRouteSchema, input)),
     usageSummary: async (month, groupBy) => service.usageSummary(month, groupBy),
     exportUsage: async (month, format) => service.exportUsage(month, format),
+    usageSessions: async (q) => service.usageSessions(validateBody(usageSessionsQuerySchema, { ...q, limit: String(q.limit) })),
   };
 }
 
@@ -182,5 +184,6 @@ function createHttpManagement(baseUrl: string, token: string): Management {
     explainRoute: (input) => call('POST', '/routing/explain', input),
     usageSummary: (month, groupBy) => call('GET', `/usage${query({ month, group_by: groupBy })}`),
     exportUsage: (month, format) => call('GET', `/usage/export${query({ month, format })}`, undefined, true),
+    usageSessions: (q) => call('GET', `/usage/sessions${query(q)}`),
   };
 }

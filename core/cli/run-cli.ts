@@ -30,7 +30,7 @@ Usage:
   patchbay providers set-key NAME    Reads the secret from stdin into the OS keychain.
   patchbay providers delete-key NAME
   patchbay providers test NAME       A cheap authenticated call to the provider.
-  patchbay usage [--month YYYY-MM] [--by model|provider|key|day] [--json] [--export csv|json]
+  patchbay usage [--month YYYY-MM] [--by model|provider|provider-key|key|day|session] [--json] [--export csv|json]
       A month's totals (default: this month, UTC).
   patchbay routing show|strategy|fallback|alias|explain|pause|resume ...
       The default strategy, fallback chains, custom aliases; which provider now, and why.

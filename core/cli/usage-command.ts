@@ -1,9 +1,12 @@
-import { currentMonth, monthRange, USAGE_GROUPS as GROUPS } from '../usage/usage-store.ts';
-import { connectManagement } from './connect-management.ts';
+import { currentMonth, monthRange, USAGE_GROUPS } from '../usage/usage-store.ts';
+import { connectManagement, type Management } from './connect-management.ts';
+import type { SessionAgent } from '../usage/usage-views.ts';
 import { formatTable } from './format-table.ts';
 import { formatUsd } from './format-usd.ts';
 import { parseCommand, UsageError, type CliIo } from './run-cli.ts';
 
+/** The summary's groupings, and `session`: the month's sessions (GET /api/usage/sessions). */
+const GROUPS = [...USAGE_GROUPS, 'session'] as const;
 
 export async function runUsageCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseCommand(args, { month: { type: 'string' }, json: { type: 'boolean' }, by: { type: 'string' }, export: { type: 'string' } });
@@ -23,7 +26,8 @@ export async function runUsageCommand(args: string[], io: CliIo): Promise<number
       io.out(await connection.management.exportUsage(month, format));
       return 0;
     }
-    const summary = await connection.management.usageSummary(month, by as (typeof GROUPS)[number]);
+    if (by === 'session') return await printSessions(connection.management, month, values.json === true, io);
+    const summary = await connection.management.usageSummary(month, by as Exclude<(typeof GROUPS)[number], 'session'>);
     const total = summary.rows.reduce(
       (sum, r) => ({
         requests: sum.requests + r.requests,
@@ -62,4 +66,35 @@ export async function runUsageCommand(args: string[], io: CliIo): Promise<number
   } finally {
     await connection.close();
   }
+}
+
+/** `--by session`: the month's sessions, most recently active first, each agent indented under its parent. */
+async function printSessions(management: Management, month: string, json: boolean, io: CliIo): Promise<number> {
+  const { from, to } = monthRange(month);
+  const page = await management.usageSessions({ from: new Date(from).toISOString().slice(0, 10), to: new Date(to - 1).toISOString().slice(0, 10), limit: 500 });
+  if (json) {
+    io.out(`${JSON.stringify({ month, ...page }, null, 2)}\n`);
+    return 0;
+  }
+  if (page.data.length === 0) {
+    io.out(`No sessions in ${month}: requests name one with X-Patchbay-Session, or Claude Code's and Codex's own ids.\n`);
+    return 0;
+  }
+  const sums = (r: SessionAgent | (typeof page.data)[number]) => [
+    String(r.requests), String(r.prompt_tokens), String(r.cache_read_tokens), String(r.cache_write_tokens), String(r.completion_tokens), `$${r.cost_usd.toFixed(4)}`, `$${r.cache_saved_usd.toFixed(4)}`,
+  ];
+  const rows: string[][] = [];
+  const addAgents = (agents: SessionAgent[], depth: number) => {
+    for (const agent of agents) {
+      rows.push([`${'  '.repeat(depth)}↳ ${agent.agent_id}`, '', agent.last_ts.slice(0, 16).replace('T', ' '), '', ...sums(agent)]);
+      addAgents(agent.subagents, depth + 1);
+    }
+  };
+  for (const s of page.data) {
+    rows.push([s.session_id, s.client, s.last_ts.slice(0, 16).replace('T', ' '), s.models.join(','), ...sums(s)]);
+    addAgents(s.agents, 1);
+  }
+  io.out(`Sessions in ${month} (UTC), most recently active first${page.next_cursor ? ' (the 500 latest)' : ''}\n`);
+  io.out(formatTable(['SESSION', 'CLIENT', 'LAST (UTC)', 'MODELS', 'REQUESTS', 'PROMPT', 'CACHE READ', 'CACHE WRITE', 'COMPLETION', 'COST', 'CACHE SAVED'], rows));
+  return 0;
 }

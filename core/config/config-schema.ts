@@ -134,6 +134,8 @@ export const configSchema = z.strictObject({
       firstByteTimeoutMs: z.number().int().positive().optional(),
       /** A 429 whose retry window is at most this long is waited out on the same endpoint; a longer one falls back. */
       maxRetryWaitMs: z.number().int().nonnegative().optional(),
+      /** Sticky routing: how long an idle session keeps its endpoint (default 10 minutes; 0 turns it off). */
+      stickyIdleMs: z.number().int().nonnegative().optional(),
       breaker: z
         .strictObject({
           failureThreshold: z.number().int().positive().optional(),

@@ -39,6 +39,8 @@ export interface PatchbayConfig {
   connectTimeoutMs: number;
   firstByteTimeoutMs: number;
   maxRetryWaitMs: number;
+  /** A session stays on the endpoint that last answered it until it has been idle this long (0: no sticky routing). */
+  stickyIdleMs: number;
   breaker: { failureThreshold: number; cooldownMs: number };
   healthWindow: { size: number; maxAgeMs: number };
   routingFeeUsd: number;
@@ -161,6 +163,7 @@ function resolveConfig(file: PatchbayConfigFile, path: string | null): PatchbayC
     connectTimeoutMs: file.routing?.connectTimeoutMs ?? 10_000,
     firstByteTimeoutMs: file.routing?.firstByteTimeoutMs ?? 120_000,
     maxRetryWaitMs: file.routing?.maxRetryWaitMs ?? 2_000,
+    stickyIdleMs: file.routing?.stickyIdleMs ?? 600_000,
     breaker: {
       failureThreshold: file.routing?.breaker?.failureThreshold ?? 5,
       cooldownMs: file.routing?.breaker?.cooldownMs ?? 30_000,

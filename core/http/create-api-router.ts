@@ -13,6 +13,8 @@ import {
   usageBreakdownQuerySchema,
   usageLatencyQuerySchema,
   usageLogQuerySchema,
+  usageSessionRequestsQuerySchema,
+  usageSessionsQuerySchema,
   usageQuerySchema,
   usageSeriesQuerySchema,
   usageTotalsQuerySchema,
@@ -198,9 +200,12 @@ export function createApiRouter(deps: ApiDeps): express.Router {
     return management.usageSummary(q.month, q.group_by);
   }));
   router.get('/usage/requests', json((req) => {
+    // With ?session=ID: that session's requests, in the request log's shape and with its filters.
+    if (req.query.session !== undefined) return management.usageSessionRequests(validateBody(usageSessionRequestsQuerySchema, { ...req.query }));
     const q = query(req);
     return management.usageRequests(q.month, q.limit);
   }));
+  router.get('/usage/sessions', json((req) => management.usageSessions(validateBody(usageSessionsQuerySchema, { ...req.query }))));
   router.get('/usage/totals', json((req) => management.usageTotals(validateBody(usageTotalsQuerySchema, { ...req.query }))));
   router.get('/usage/series', json((req) => management.usageSeries(validateBody(usageSeriesQuerySchema, { ...req.query }))));
   router.get('/usage/breakdown', json((req) => management.usageBreakdown(validateBody(usageBreakdownQuerySchema, { ...req.query }))));

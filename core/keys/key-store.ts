@@ -42,6 +42,24 @@ export function newSecret(): string {
 }
 
 /** sha256 is right for 192-bit random secrets: no dictionary to guess from, and it is fast on every request. */
+/**
+ * A key check against the in-memory cache both key stores keep: hash once per secret (a bounded
+ * memo, as the same few secrets arrive on every request), look the hash up, then revoked and expired.
+ */
+export function checkKey(secret: string, byHash: ReadonlyMap<string, ApiKeyRecord>, hashes: Map<string, string>, clock: () => number): KeyCheck {
+  let hash = hashes.get(secret);
+  if (hash === undefined) {
+    hash = hashSecret(secret);
+    if (hashes.size >= 1000) hashes.clear();
+    hashes.set(secret, hash);
+  }
+  const record = byHash.get(hash);
+  if (!record) return { ok: false, reason: 'unknown' };
+  if (record.revokedAt !== null) return { ok: false, reason: 'revoked', record };
+  if (record.expiresAt !== null && record.expiresAt <= clock()) return { ok: false, reason: 'expired', record };
+  return { ok: true, record };
+}
+
 export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
@@ -182,17 +200,7 @@ export class KeyStore {
   /** Checks a presented secret. Called on every /v1 request. */
   check(secret: string): KeyCheck {
     this.refreshIfChanged();
-    let hash = this.hashes.get(secret);
-    if (hash === undefined) {
-      hash = hashSecret(secret);
-      if (this.hashes.size >= 1000) this.hashes.clear();
-      this.hashes.set(secret, hash);
-    }
-    const record = this.byHash.get(hash);
-    if (!record) return { ok: false, reason: 'unknown' };
-    if (record.revokedAt !== null) return { ok: false, reason: 'revoked', record };
-    if (record.expiresAt !== null && record.expiresAt <= this.clock()) return { ok: false, reason: 'expired', record };
-    return { ok: true, record };
+    return checkKey(secret, this.byHash, this.hashes, this.clock);
   }
 
   private invalidate(): void {

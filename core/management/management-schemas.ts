@@ -74,6 +74,8 @@ export const explainRouteSchema = z.strictObject({
   key_id: z.string().min(1).max(100).optional(),
   prompt_tokens: z.number().int().nonnegative().max(10_000_000).optional(),
   max_tokens: z.number().int().positive().max(10_000_000).optional(),
+  /** A session id as its requests send it (X-Patchbay-Session, X-Claude-Code-Session-Id ...): would its next request stay where it is? */
+  session: z.string().min(1).max(128).optional(),
 });
 export type ExplainRouteInput = z.infer<typeof explainRouteSchema>;
 
@@ -118,6 +120,12 @@ export const usageLogQuerySchema = z.strictObject({
   model: z.string().min(1).max(200).optional(),
   provider: z.string().min(1).max(100).optional(),
   key_id: z.string().min(1).max(100).optional(),
+  /** One session's requests: its id as the client sent it (the Sessions page's session_id). */
+  session: z.string().min(1).max(128).optional(),
 });
 export type UsageLogQuery = z.infer<typeof usageLogQuerySchema>;
+/** GET /api/usage/sessions: the request log's range and filters. */
+export const usageSessionsQuerySchema = usageLogQuerySchema;
+/** GET /api/usage/requests?session=ID: one session's requests (its range defaults to all time). */
+export const usageSessionRequestsQuerySchema = usageLogQuerySchema.extend({ session: z.string().min(1).max(128) });
 export type UsageRangeQuery = z.infer<typeof usageTotalsQuerySchema>;

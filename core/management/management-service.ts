@@ -19,7 +19,7 @@ import { currentMonth, monthRange, type UsageGroup } from '../usage/usage-store.
 import type { UsageReader } from '../usage/usage-backend.ts';
 import type { ExplainRouteInput, KeySettingsInput, NewProviderInput, ProviderSettingsInput, RoutingSettingsInput, UsageLogQuery, UsageRangeQuery } from './management-schemas.ts';
 import { decodeCursor, type UsageRange } from '../usage/usage-queries.ts';
-import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, UsageSeries, UsageTotals } from '../usage/usage-views.ts';
+import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, SessionPage, UsageSeries, UsageTotals } from '../usage/usage-views.ts';
 import { toCsv } from './to-csv.ts';
 import type { BreakdownGroup, UsageBreakdown } from '../usage/usage-breakdown.ts';
 import type { EventHub, EventListener } from '../events/event-hub.ts';
@@ -368,6 +368,7 @@ export class ManagementService {
       promptTokens: input.prompt_tokens,
       maxTokens: input.max_tokens,
       allowedModels,
+      session: input.session,
     });
   }
 
@@ -435,8 +436,29 @@ export class ManagementService {
     if (query.cursor !== undefined && cursor === null) {
       throw new InvalidRequestError("Invalid 'cursor': pass the next_cursor of the previous page unchanged, or leave it out for the first page.", 'cursor');
     }
-    const filter = { status: query.status, model: query.model, provider: query.provider, keyId: query.key_id };
+    const filter = { status: query.status, model: query.model, provider: query.provider, keyId: query.key_id, session: query.session };
     return this.deps.usage.requestLog(this.usageRange(query), filter, query.limit ?? 50, cursor);
+  }
+
+  /** One session's requests, newest first; without a range, all of them. */
+  usageSessionRequests(query: UsageLogQuery & { session: string }): Promise<RequestLogPage> {
+    return this.usageLog({ from: '1970-01-01', to: new Date(Date.now() + DAY_MS).toISOString().slice(0, 10), ...query });
+  }
+
+  /** Sessions active in the range, the most recently active first, with their agents nested (the Sessions page, `patchbay usage --by session`). */
+  async usageSessions(query: UsageLogQuery): Promise<SessionPage> {
+    let cursor: { ts: number; session: string } | null = null;
+    if (query.cursor !== undefined) {
+      const match = /^(\d+)\.(.+)$/s.exec(Buffer.from(query.cursor, 'base64url').toString());
+      if (!match) throw new InvalidRequestError("Invalid 'cursor': pass the next_cursor of the previous page unchanged, or leave it out for the first page.", 'cursor');
+      cursor = { ts: Number(match[1]), session: match[2] };
+    }
+    const reader = this.deps.usage;
+    if (!reader.sessions) {
+      throw new PatchbayError('The Sessions view reads the SQLite usage store; this Patchbay keeps its usage in PostgreSQL, which does not answer it yet.', { status: 501, type: 'server_error', code: 'not_supported' });
+    }
+    const filter = { status: query.status, model: query.model, provider: query.provider, keyId: query.key_id, session: query.session };
+    return reader.sessions(this.usageRange(query), filter, query.limit ?? 50, cursor);
   }
 
   async usageRequest(requestId: string): Promise<RequestRow> {

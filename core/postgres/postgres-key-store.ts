@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { KeyBackend } from '../keys/key-backend.ts';
-import { hashSecret, newSecret, toRecord, type ApiKeyRecord, type CreatedKey, type KeyCheck, type KeyRow, type KeySettings } from '../keys/key-store.ts';
+import { checkKey, hashSecret, newSecret, toRecord, type ApiKeyRecord, type CreatedKey, type KeyCheck, type KeyRow, type KeySettings } from '../keys/key-store.ts';
 
 /** The channel every replica listens on; the payload is the changed key's id. */
 export const KEYS_CHANNEL = 'patchbay_keys';
@@ -134,17 +134,7 @@ export class PostgresKeyStore implements KeyBackend {
   }
 
   check(secret: string): KeyCheck {
-    let hash = this.hashes.get(secret);
-    if (hash === undefined) {
-      hash = hashSecret(secret);
-      if (this.hashes.size >= 1000) this.hashes.clear();
-      this.hashes.set(secret, hash);
-    }
-    const record = this.byHash.get(hash);
-    if (!record) return { ok: false, reason: 'unknown' };
-    if (record.revokedAt !== null) return { ok: false, reason: 'revoked', record };
-    if (record.expiresAt !== null && record.expiresAt <= this.clock()) return { ok: false, reason: 'expired', record };
-    return { ok: true, record };
+    return checkKey(secret, this.byHash, this.hashes, this.clock);
   }
 
   nameOf(id: string): string | null {

@@ -2,7 +2,7 @@ import type { BreakdownGroup, UsageBreakdown } from './usage-breakdown.ts';
 import type { GroupTotalsRow, RecentAttempts, UsageReader } from './usage-backend.ts';
 import type { LogFilter, UsageRange } from './usage-queries.ts';
 import type { UsageGroup, UsageStore } from './usage-store.ts';
-import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, UsageSeries, UsageTotals } from './usage-views.ts';
+import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, SessionPage, UsageSeries, UsageTotals } from './usage-views.ts';
 
 /**
  * SQLite's UsageReader: each read first waits, without blocking the event loop, for the writer
@@ -50,6 +50,11 @@ export class SqliteUsageReader implements UsageReader {
   async requestLog(range: UsageRange, filter: LogFilter, limit: number, cursor: { ts: number; id: number } | null): Promise<RequestLogPage> {
     await this.store.flushAsync();
     return this.store.queries.log(range, filter, limit, cursor);
+  }
+
+  async sessions(range: UsageRange, filter: LogFilter, limit: number, cursor: { ts: number; session: string } | null): Promise<SessionPage> {
+    await this.store.flushAsync();
+    return this.store.queries.sessions(range, filter, limit, cursor);
   }
 
   async request(requestId: string): Promise<RequestRow | null> {

@@ -30,6 +30,11 @@ export interface StoredUsageRow {
   attempts: string;
   adjustments: string | null;
   provider_key: string | null;
+  session_id: string | null;
+  session_source: string | null;
+  agent_id: string | null;
+  parent_agent_id: string | null;
+  cache_saved_usd: number;
   error_message: string | null;
   fallback: number;
 }
@@ -66,6 +71,11 @@ export function storedToRequestRow(row: StoredUsageRow): RequestRow {
     attempts: JSON.parse(row.attempts) as AttemptView[],
     adjustments: parseAdjustments(row.adjustments),
     provider_key: row.provider_key,
+    session_id: row.session_id,
+    session_source: row.session_source,
+    agent_id: row.agent_id,
+    parent_agent_id: row.parent_agent_id,
+    cache_saved_usd: row.cache_saved_usd,
     error_message: row.error_message,
     fallback: row.fallback === 1,
   };
@@ -99,6 +109,11 @@ export function recordToRequestRow(record: UsageRecord, keyName: string | null):
     attempts: record.attempts satisfies AttemptView[],
     adjustments: record.adjustments ?? null,
     provider_key: record.providerKey ?? null,
+    session_id: record.sessionId ?? null,
+    session_source: record.sessionSource ?? null,
+    agent_id: record.agentId ?? null,
+    parent_agent_id: record.parentAgentId ?? null,
+    cache_saved_usd: record.cacheSavedUsd ?? 0,
     error_message: record.errorMessage ?? null,
     fallback: record.fallback ?? false,
   };

@@ -8,7 +8,7 @@ import type { AttemptReport } from '../errors/provider-error.ts';
 import type { ContentEntry } from './usage-batch-writer.ts';
 import type { LogFilter, UsageRange } from './usage-queries.ts';
 import type { UsageGroup, UsageRecord, UsageTotalsRow } from './usage-store.ts';
-import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, UsageSeries, UsageTotals } from './usage-views.ts';
+import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, SessionPage, UsageSeries, UsageTotals } from './usage-views.ts';
 
 export interface UsageSink {
   /** Queues one request's row (and tells the live events); never waits for the database. */
@@ -41,6 +41,11 @@ export interface UsageReader {
   requestLog(range: UsageRange, filter: LogFilter, limit: number, cursor: { ts: number; id: number } | null): Promise<RequestLogPage>;
   request(requestId: string): Promise<RequestRow | null>;
   rows(fromMs: number, toMs: number, limit?: number): Promise<Record<string, unknown>[]>;
+  /**
+   * Sessions active in the range with their agents (the Sessions page). SQLite only so far: the
+   * PostgreSQL store has no usage_sessions rollup yet, and the API answers 501 there.
+   */
+  sessions?(range: UsageRange, filter: LogFilter, limit: number, cursor: { ts: number; session: string } | null): Promise<SessionPage>;
   /** The latest rows' attempts since an instant, oldest first (health replayed at start). */
   recentAttempts(fromMs: number, limit?: number): Promise<RecentAttempts[]>;
 }

@@ -5,7 +5,7 @@ import { parseAdjustments, storedToRequestRow, type StoredUsageRow } from './to-
 import type { AttemptReport } from '../errors/provider-error.ts';
 import type { GroupTotalsRow, RecentAttempts } from './usage-backend.ts';
 import type { UsageGroup } from './usage-store.ts';
-import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, UsageSeries, UsageTotals } from './usage-views.ts';
+import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, SessionAgent, SessionPage, SessionRow, UsageSeries, UsageTotals } from './usage-views.ts';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -24,12 +24,15 @@ export interface LogFilter {
   model?: string;
   provider?: string;
   keyId?: string;
+  /** One session's requests (its id as the client sent it). */
+  session?: string;
 }
 
 const SUMS = `coalesce(sum(requests), 0) AS requests, coalesce(sum(errors), 0) AS errors, coalesce(sum(prompt_tokens), 0) AS prompt_tokens,
   coalesce(sum(completion_tokens), 0) AS completion_tokens, coalesce(sum(total_tokens), 0) AS total_tokens, coalesce(sum(cost_usd), 0) AS cost_usd`;
 const ROW_COLUMNS = `u.ts, u.id, u.request_id, u.key_id, k.name AS key_name, u.endpoint, u.requested_model, u.provider, u.model, u.strategy, u.status,
-  u.error_type, u.stream, u.prompt_tokens, u.completion_tokens, u.total_tokens, u.cache_read_tokens, u.cache_write_5m_tokens, u.cache_write_1h_tokens, u.reasoning_tokens, u.cost_usd, u.latency_ms, u.first_byte_ms, u.route_reason, u.attempts, u.adjustments, u.provider_key, u.error_message, u.fallback`;
+  u.error_type, u.stream, u.prompt_tokens, u.completion_tokens, u.total_tokens, u.cache_read_tokens, u.cache_write_5m_tokens, u.cache_write_1h_tokens, u.reasoning_tokens, u.cost_usd, u.latency_ms, u.first_byte_ms, u.route_reason, u.attempts, u.adjustments, u.provider_key,
+  u.session_id, u.session_source, u.agent_id, u.parent_agent_id, u.cache_saved_usd, u.error_message, u.fallback`;
 
 /** The cursor is opaque to clients: the last row's ts and id, so rows with equal ts page correctly. */
 export function encodeCursor(ts: number, id: number): string {
@@ -210,6 +213,10 @@ export class UsageQueries {
       where.push('u.key_id = @keyId');
       params.keyId = filter.keyId;
     }
+    if (filter.session !== undefined) {
+      where.push('u.session_id = @session');
+      params.session = filter.session;
+    }
     const rows = this.prepare(
       `SELECT ${ROW_COLUMNS} FROM usage u LEFT JOIN api_keys k ON k.id = u.key_id WHERE ${where.join(' AND ')} ORDER BY u.ts DESC, u.id DESC LIMIT @limit`,
     ).all(params) as (StoredUsageRow & { id: number })[];
@@ -224,5 +231,99 @@ export class UsageQueries {
       | StoredUsageRow
       | undefined;
     return row ? storedToRequestRow(row) : null;
+  }
+
+  /**
+   * Sessions active in the range, the most recently active first, with their sums over the range,
+   * from the usage_sessions rollup (one row per session, agent, day, provider, model and key). The
+   * filters keep sessions with at least one matching request: provider, model and key from the
+   * rollup; status ok/error from its error counts; an exact status from the usage table's
+   * (status, ts) index. `cursor` continues after the previous page's last session.
+   */
+  sessions(range: UsageRange, filter: LogFilter, limit: number, cursor: { ts: number; session: string } | null): SessionPage {
+    // `+day`: scanned in key order (session first), which groups without sorting; see the migration.
+    const where = ['+day >= @fromDay', '+day < @toDay'];
+    const params: Record<string, string | number> = { fromDay: Math.floor(range.from / DAY_MS), toDay: Math.ceil(range.to / DAY_MS), limit: limit + 1 };
+    const having: string[] = [];
+    if (filter.provider !== undefined) {
+      having.push('sum(provider = @provider) > 0');
+      params.provider = filter.provider;
+    }
+    if (filter.model !== undefined) {
+      having.push('sum(model = @model) > 0');
+      params.model = filter.model;
+    }
+    if (filter.keyId !== undefined) {
+      having.push('sum(key_id = @keyId) > 0');
+      params.keyId = filter.keyId;
+    }
+    if (filter.session !== undefined) {
+      where.push('session_id = @session');
+      params.session = filter.session;
+    }
+    if (filter.status === 'error') having.push('sum(errors) > 0');
+    else if (filter.status === 'ok') having.push('sum(errors) < sum(requests)');
+    else if (filter.status !== undefined) {
+      where.push('session_id IN (SELECT DISTINCT session_id FROM usage WHERE status = @status AND ts >= @from AND ts < @to AND session_id IS NOT NULL)');
+      Object.assign(params, { status: filter.status, from: range.from, to: range.to });
+    }
+    if (cursor) {
+      having.push('(max(last_ts) < @cursorTs OR (max(last_ts) = @cursorTs AND session_id < @cursorSession))');
+      Object.assign(params, { cursorTs: cursor.ts, cursorSession: cursor.session });
+    }
+    const rows = this.prepare(
+      `SELECT session_id, max(source) AS client, min(first_ts) AS first, max(last_ts) AS last, sum(requests) AS requests, sum(errors) AS errors,
+              sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens, sum(cache_read_tokens) AS cache_read_tokens,
+              sum(cache_write_tokens) AS cache_write_tokens, sum(cost_usd) AS cost_usd, sum(cache_saved_usd) AS cache_saved_usd,
+              group_concat(DISTINCT model) AS models, group_concat(DISTINCT provider) AS providers
+         FROM usage_sessions WHERE ${where.join(' AND ')} GROUP BY session_id
+         ${having.length ? `HAVING ${having.join(' AND ')}` : ''} ORDER BY last DESC, session_id DESC LIMIT @limit`,
+    ).all(params) as (Omit<SessionRow, 'first_ts' | 'last_ts' | 'models' | 'providers' | 'agents'> & { first: number; last: number; models: string; providers: string })[];
+    const more = rows.length > limit;
+    if (more) rows.pop();
+    const agents = this.sessionAgents(rows.map((r) => r.session_id), params.fromDay as number, params.toDay as number);
+    const list = (text: string | null) => (text ? text.split(',').filter((v) => v !== '').sort() : []);
+    const last = rows[rows.length - 1];
+    return {
+      data: rows.map(({ first, last: lastTs, models, providers, ...sums }) => ({
+        ...sums,
+        first_ts: new Date(first).toISOString(),
+        last_ts: new Date(lastTs).toISOString(),
+        models: list(models),
+        providers: list(providers),
+        agents: agents.get(sums.session_id) ?? [],
+      })),
+      next_cursor: more ? Buffer.from(`${last.last}.${last.session_id}`).toString('base64url') : null,
+    };
+  }
+
+  /** The agents of the given sessions, each a tree of parent and subagents, from the rollup's primary key. */
+  private sessionAgents(sessions: string[], fromDay: number, toDay: number): Map<string, SessionAgent[]> {
+    const trees = new Map<string, SessionAgent[]>();
+    if (sessions.length === 0) return trees;
+    const rows = this.prepare(
+      `SELECT session_id, agent_id, max(parent_agent_id) AS parent, min(first_ts) AS first, max(last_ts) AS last, sum(requests) AS requests, sum(errors) AS errors,
+              sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens, sum(cache_read_tokens) AS cache_read_tokens,
+              sum(cache_write_tokens) AS cache_write_tokens, sum(cost_usd) AS cost_usd, sum(cache_saved_usd) AS cache_saved_usd
+         FROM usage_sessions WHERE session_id IN (SELECT value FROM json_each(?)) AND agent_id != '' AND day >= ? AND day < ?
+        GROUP BY session_id, agent_id ORDER BY first`,
+    ).all(JSON.stringify(sessions), fromDay, toDay) as ({ session_id: string; agent_id: string; parent: string; first: number; last: number } & Omit<SessionAgent, 'agent_id' | 'parent_agent_id' | 'subagents' | 'first_ts' | 'last_ts'>)[];
+    const bySession = new Map<string, Map<string, SessionAgent>>();
+    for (const { session_id, parent, first, last, ...row } of rows) {
+      const agents = bySession.get(session_id) ?? new Map<string, SessionAgent>();
+      bySession.set(session_id, agents);
+      agents.set(row.agent_id, { ...row, parent_agent_id: parent || null, first_ts: new Date(first).toISOString(), last_ts: new Date(last).toISOString(), subagents: [] });
+    }
+    for (const [session, agents] of bySession) {
+      const roots: SessionAgent[] = [];
+      for (const agent of agents.values()) {
+        const parent = agent.parent_agent_id ? agents.get(agent.parent_agent_id) : undefined;
+        // A parent that sent nothing itself (the main agent often names no id) leaves its subagents at the top.
+        if (parent && parent !== agent) parent.subagents.push(agent);
+        else roots.push(agent);
+      }
+      trees.set(session, roots);
+    }
+    return trees;
   }
 }

@@ -62,6 +62,16 @@ export const ROLLUP_STATEMENTS: readonly string[] = [
      SELECT ts / 86400000, provider, ${LATENCY_BUCKET}, count(*)
        FROM usage WHERE id > ? AND status < 400 AND provider IS NOT NULL GROUP BY 1, 2, 3
    ON CONFLICT DO UPDATE SET requests = requests + excluded.requests`,
+  `INSERT INTO usage_sessions
+     SELECT session_id, coalesce(agent_id, ''), ts / 86400000, coalesce(provider, ''), coalesce(model, ''), coalesce(key_id, ''),
+            coalesce(max(parent_agent_id), ''), coalesce(max(session_source), ''), min(ts), max(ts), count(*), sum(status >= 400),
+            sum(prompt_tokens), sum(completion_tokens), sum(cache_read_tokens), sum(cache_write_5m_tokens + cache_write_1h_tokens), sum(cost_usd), sum(cache_saved_usd)
+       FROM usage WHERE id > ? AND session_id IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6
+   ON CONFLICT DO UPDATE SET first_ts = min(first_ts, excluded.first_ts), last_ts = max(last_ts, excluded.last_ts),
+     parent_agent_id = CASE WHEN parent_agent_id = '' THEN excluded.parent_agent_id ELSE parent_agent_id END,
+     requests = requests + excluded.requests, errors = errors + excluded.errors, prompt_tokens = prompt_tokens + excluded.prompt_tokens,
+     completion_tokens = completion_tokens + excluded.completion_tokens, cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens,
+     cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens, cost_usd = cost_usd + excluded.cost_usd, cache_saved_usd = cache_saved_usd + excluded.cache_saved_usd`,
   ...BREAKDOWN_ROLLUPS,
 ];
 

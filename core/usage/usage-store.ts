@@ -10,7 +10,7 @@ import type { UsageSink } from './usage-backend.ts';
 import { usageBreakdown, type BreakdownGroup, type UsageBreakdown } from './usage-breakdown.ts';
 import { UsageQueries, type LogFilter, type UsageRange } from './usage-queries.ts';
 import type { AdjustmentsRecord } from '../protocols/neutral/adjustments.ts';
-import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, UsageSeries, UsageTotals } from './usage-views.ts';
+import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, SessionPage, UsageSeries, UsageTotals } from './usage-views.ts';
 
 /** One request's metadata. Never content. */
 export interface UsageRecord {
@@ -47,6 +47,14 @@ export interface UsageRecord {
   adjustments?: AdjustmentsRecord | null;
   /** The label of the provider key that served (absent = none recorded). */
   providerKey?: string | null;
+  /** The client's session, as it named it (capped at 128 characters), and where that name came from. */
+  sessionId?: string | null;
+  sessionSource?: string | null;
+  /** The agent within the session that sent it (Claude Code's subagents), and its parent agent. */
+  agentId?: string | null;
+  parentAgentId?: string | null;
+  /** List price of the prompt without its cache minus what it cost (absent = 0). */
+  cacheSavedUsd?: number;
   /** The error message the client was answered with (absent: none). */
   errorMessage?: string | null;
   /** Served by an endpoint tried after another one failed. */
@@ -319,6 +327,12 @@ export class UsageStore implements UsageSink {
   requestLog(range: UsageRange, filter: LogFilter, limit: number, cursor: { ts: number; id: number } | null): RequestLogPage {
     this.flush();
     return this.queries.log(range, filter, limit, cursor);
+  }
+
+  /** Sessions active in the range, newest activity first (the Sessions page). */
+  sessions(range: UsageRange, filter: LogFilter, limit: number, cursor: { ts: number; session: string } | null): SessionPage {
+    this.flush();
+    return this.queries.sessions(range, filter, limit, cursor);
   }
 
   request(requestId: string): RequestRow | null {

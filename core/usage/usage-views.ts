@@ -43,6 +43,16 @@ export interface RequestRow {
   adjustments?: AdjustmentsRecord | null;
   /** The label of the provider key that served (never the key); optional so the dashboard's existing fixtures still type-check. */
   provider_key?: string | null;
+  /**
+   * The client's session and agent as it named them (X-Patchbay-Session, Claude Code's and Codex's
+   * ids, prompt_cache_key, user), where the name came from, and what the prompt cache saved against
+   * list prices. Optional for the same reason as the cache counts.
+   */
+  session_id?: string | null;
+  session_source?: string | null;
+  agent_id?: string | null;
+  parent_agent_id?: string | null;
+  cache_saved_usd?: number;
   /** What the client was told when the request failed (why no provider was tried, which cap refused it). */
   error_message?: string | null;
   /** Served by a fallback: an endpoint tried after another one failed. */
@@ -89,5 +99,43 @@ export interface LatencyRow {
 
 export interface RequestLogPage {
   data: RequestRow[];
+  next_cursor: string | null;
+}
+
+/** Sums of a session (or one of its agents) over the range: the Sessions page's columns. */
+export interface SessionSums {
+  first_ts: string;
+  last_ts: string;
+  requests: number;
+  errors: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost_usd: number;
+  /** What the prompt cache saved against list prices (negative when cache writes cost more than reads saved). */
+  cache_saved_usd: number;
+}
+
+/** One agent of a session (Claude Code's subagents), with the agents it started nested under it. */
+export interface SessionAgent extends SessionSums {
+  agent_id: string;
+  parent_agent_id: string | null;
+  subagents: SessionAgent[];
+}
+
+/** One session of GET /api/usage/sessions. */
+export interface SessionRow extends SessionSums {
+  session_id: string;
+  /** Where the id came from: patchbay (X-Patchbay-Session), claude-code, codex, prompt_cache_key, user. */
+  client: string;
+  models: string[];
+  providers: string[];
+  /** Requests that named an agent, as a tree (empty when none did). */
+  agents: SessionAgent[];
+}
+
+export interface SessionPage {
+  data: SessionRow[];
   next_cursor: string | null;
 }

@@ -17,6 +17,7 @@ const pages: Record<PagePath, React.LazyExoticComponent<() => React.JSX.Element>
   keys: lazy(() => import('./pages/keys/keys-page.tsx')),
   usage: lazy(() => import('./pages/usage/usage-page.tsx')),
   requests: lazy(() => import('./pages/requests/requests-page.tsx')),
+  sessions: lazy(() => import('./pages/sessions/sessions-page.tsx')),
 };
 
 export function createQueryClient() {

@@ -17,7 +17,7 @@ const SCREENSHOTS = join(ROOT, 'test-results', 'screenshots');
 const ASSETS = join(ROOT, 'renderer', 'dist', 'assets');
 // Through the DevTools protocol: the dashboard's CSP forbids inline scripts, so addScriptTag would be refused.
 const AXE_SOURCE = readFileSync(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
-const PAGES = ['Overview', 'Providers', 'Routing', 'Keys', 'Usage', 'Requests'] as const;
+const PAGES = ['Overview', 'Providers', 'Routing', 'Keys', 'Usage', 'Requests', 'Sessions'] as const;
 
 interface AxeViolation {
   id: string;
@@ -57,6 +57,12 @@ describe('every dashboard page in light and dark: screenshots, accessibility, ke
     }
     const stream = await d.pb.client.chat.completions.create({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'a streamed one' }] });
     for await (const _chunk of stream) void _chunk;
+    // Sessions: a Claude Code session with a subagent, and a client naming its own session.
+    const claude = (agent: string, parent?: string) => ({ 'X-Claude-Code-Session-Id': '5b1d0c9e-7a44-4c1e-9f1e-claude-e2e', 'X-Claude-Code-Agent-Id': agent, ...(parent ? { 'X-Claude-Code-Parent-Agent-Id': parent } : {}) });
+    for (const [agent, parent] of [['main'], ['main'], ['explore-1', 'main'], ['explore-1', 'main'], ['main']] as [string, string?][]) {
+      await d.pb.client.chat.completions.create({ model: 'llama-3.3-70b', messages: [{ role: 'user', content: `work of ${agent}` }] }, { headers: claude(agent, parent) });
+    }
+    await d.pb.client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'nightly' }] }, { headers: { 'X-Patchbay-Session': 'nightly-batch' } });
     d.openai.inject({ path: '/chat/completions', status: 500 });
     await d.pb.client.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'this one fails' }] }).catch(() => undefined);
     await d.api('PUT', '/routing', { fallbacks: { 'gpt-4o-mini': ['groq/llama-3.1-8b-instant'] }, aliases: { 'fast-chat': ['gpt-4o-mini', 'llama-3.1-8b'] } });
@@ -113,6 +119,29 @@ describe('every dashboard page in light and dark: screenshots, accessibility, ke
     expect(layout.modelLines.length).toBeGreaterThan(5);
     expect(Math.max(...layout.modelLines)).toBeLessThanOrEqual(2);
     expect(layout.overflow).toBeLessThanOrEqual(0);
+    await page.close();
+  });
+
+  it('Sessions: a session shows what it cost, opens its requests, and nests its subagents under their parent', async () => {
+    const page = await d.open();
+    await goTo(page, 'Sessions');
+    await settled(page);
+    const row = page.getByRole('row').filter({ hasText: 'Claude Code' });
+    await expect.poll(() => row.count()).toBe(1);
+    expect(await row.textContent()).toContain('2 agents');
+    // At 1024 px the list fits beside the sidebar without a sideways scroll.
+    expect(await page.evaluate(() => {
+      const wrap = document.querySelector('.table-wrap');
+      return wrap.scrollWidth - wrap.clientWidth;
+    })).toBeLessThanOrEqual(0);
+    await row.getByRole('button').click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    await dialog.getByRole('cell', { name: /explore-1\W+subagent of main/ }).waitFor();
+    await expect.poll(() => dialog.getByRole('row').count()).toBeGreaterThanOrEqual(1 + 2 + 1 + 5);
+    expect(await dialog.textContent()).toContain('llama-3.3-70b');
+    await page.screenshot({ path: join(SCREENSHOTS, 'sessions-detail-light.png') });
+    await page.keyboard.press('Escape');
     await page.close();
   });
 

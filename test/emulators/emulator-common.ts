@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 /**
  * Behaviour shared by every emulator, so the same conversation gets the same answer from each
@@ -115,4 +115,43 @@ export function chosenToolIndex(names: readonly string[], userText: string): num
   const words = new Set(userText.split(/[^A-Za-z0-9_.:-]+/).filter(Boolean));
   const named = names.findIndex((name) => words.has(name) || [...words].some((word) => name.endsWith(`__${word}`)));
   return named === -1 ? 0 : named;
+}
+
+/**
+ * A provider's automatic prompt cache, as OpenAI documents its own (and Groq and Together bill
+ * theirs): a request whose leading messages (with its tools) repeat those of an earlier request to
+ * the same provider and model reads that prefix from the cache, from `minTokens` on, in
+ * `increment`-token steps. Each emulator holds its own, so a prefix is cached only on the provider
+ * that saw it. Simplified: no expiry, no eviction but a bound, and the prefix is counted by the
+ * emulator's own token rule.
+ */
+export class PrefixCache {
+  private readonly seen = new Set<string>();
+  private readonly minTokens: number;
+  private readonly increment: number;
+
+  constructor(options: { minTokens?: number; increment?: number } = {}) {
+    this.minTokens = options.minTokens ?? 1024;
+    this.increment = options.increment ?? 128;
+  }
+
+  /**
+   * Tokens of this request read from the cache, and the request's own prefixes written to it.
+   * `tokensOf(k)` counts the first k messages.
+   */
+  readAndWrite(model: string, tools: unknown, messages: unknown[], tokensOf: (count: number) => number): number {
+    const keys = messages.map((_, i) => createHash('sha256').update(JSON.stringify([model, tools ?? null, messages.slice(0, i + 1)])).digest('hex'));
+    let cached = 0;
+    // The longest earlier prefix, never the whole request (its last message is new).
+    for (let k = messages.length - 1; k >= 1; k--) {
+      if (this.seen.has(keys[k - 1])) {
+        const tokens = tokensOf(k);
+        cached = tokens < this.minTokens ? 0 : Math.floor(tokens / this.increment) * this.increment;
+        break;
+      }
+    }
+    if (this.seen.size > 50_000) this.seen.clear();
+    for (const key of keys) this.seen.add(key);
+    return cached;
+  }
 }

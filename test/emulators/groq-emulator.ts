@@ -127,6 +127,7 @@ export class GroqEmulator extends OpenAiEmulator {
       completion_time: completionTokens / 1000,
       total_tokens: promptTokens + completionTokens,
       total_time: 0.002 + completionTokens / 1000,
+      ...this.cachedDetails(body, plan.messages),
     };
     const toolCall = plan.toolCall ? { id: randomAlnum(9, 'abcdefghijklmnopqrstuvwxyz0123456789'), type: 'function', function: plan.toolCall } : null;
     const base = { id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_emulator' };

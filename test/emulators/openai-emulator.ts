@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { scriptView } from './emulator-common.ts';
 import { EmulatorServer, sendJson, writeSse, type EmulatorContext, type Fault } from './emulator-server.ts';
 import { answerResponses } from './openai-responses-emulator.ts';
-import { chosenToolIndex } from './emulator-common.ts';
+import { PrefixCache, chosenToolIndex } from './emulator-common.ts';
 
 /**
  * A loopback stand-in for OpenAI's REST API, written from OpenAI's published OpenAPI spec and
@@ -114,6 +114,8 @@ export interface OpenAiEmulatorOptions {
 
 export class OpenAiEmulator extends EmulatorServer {
   protected readonly options: Required<OpenAiEmulatorOptions>;
+  /** This provider's prompt cache: prefixes it saw, read back as prompt_tokens_details.cached_tokens. */
+  readonly promptCache = new PrefixCache();
 
   constructor(options: OpenAiEmulatorOptions) {
     super();
@@ -254,6 +256,12 @@ export class OpenAiEmulator extends EmulatorServer {
     return true;
   }
 
+  /** The usage's prompt details when part of the prompt came from this provider's cache (left out otherwise, as the fixtures expect). */
+  protected cachedDetails(body: Record<string, unknown>, messages: Message[]): { prompt_tokens_details?: { cached_tokens: number } } {
+    const cached = this.promptCache.readAndWrite(String(body.model), body.tools, messages, (k) => chatPromptTokens(messages.slice(0, k)));
+    return cached > 0 ? { prompt_tokens_details: { cached_tokens: cached } } : {};
+  }
+
   /**
    * OpenAI's refusals of a max_tokens above the model's output limit and of reasoning_effort on a
    * model that does not reason, in its words (quoted in public issue threads).
@@ -312,7 +320,7 @@ export class OpenAiEmulator extends EmulatorServer {
     const model = `${body.model as string}-2024-08-06`;
     const promptTokens = chatPromptTokens(plan.messages);
     const completionTokens = plan.toolCall ? countTokens(plan.toolCall.arguments) + 5 : countTokens(plan.text);
-    const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens * n, total_tokens: promptTokens + completionTokens * n };
+    const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens * n, total_tokens: promptTokens + completionTokens * n, ...this.cachedDetails(body, plan.messages) };
     const callId = (i: number) => `call_${createHash('md5').update(`${id}${i}`).digest('hex').slice(0, 24)}`;
 
     if (body.stream !== true) {

@@ -125,7 +125,7 @@ export class TogetherEmulator extends OpenAiEmulator {
     const created = Math.floor(Date.now() / 1000);
     const promptTokens = chatPromptTokens(plan.messages);
     const completionTokens = (plan.toolCall ? countTokens(plan.toolCall.arguments) + 5 : countTokens(plan.text)) * n;
-    const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+    const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens, ...this.cachedDetails(body, plan.messages) };
     const callId = () => `call_${randomAlnum(24, 'abcdefghijklmnopqrstuvwxyz0123456789')}`;
     if (body.stream !== true) {
       const choices = Array.from({ length: n }, (_, index) => ({

@@ -64,6 +64,9 @@ function seedUsage(pb: TestPatchbay, now: number): void {
   pb.patchbay.usage.record(base);
   // A model name a spreadsheet would run as a formula: the CSV export must neutralise it.
   pb.patchbay.usage.record({ ...base, ts: now + 1, requestId: 'req_parity_2', requestedModel: '=HYPERLINK("http://x","y")', provider: null, model: null, status: 404, errorType: 'invalid_request_error', promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0, attempts: [] });
+  // A Claude Code session: its main agent and a subagent.
+  pb.patchbay.usage.record({ ...base, ts: now + 2, requestId: 'req_parity_3', sessionId: 'cc-parity', sessionSource: 'claude-code', agentId: 'main', cacheReadTokens: 8, cacheSavedUsd: 0.00001 });
+  pb.patchbay.usage.record({ ...base, ts: now + 3, requestId: 'req_parity_4', sessionId: 'cc-parity', sessionSource: 'claude-code', agentId: 'sub-1', parentAgentId: 'main' });
   pb.patchbay.usage.flush();
 }
 
@@ -148,7 +151,7 @@ describe('every CLI command gives the same result with a running server and with
     out.usage = await run(['usage']);
     out.usageMonth = await run(['usage', '--month', month]);
     out.usageEmptyMonth = await run(['usage', '--month', '2020-01']);
-    for (const by of ['model', 'provider', 'key', 'day']) out[`usageBy-${by}`] = await run(['usage', '--by', by]);
+    for (const by of ['model', 'provider', 'key', 'day', 'session']) out[`usageBy-${by}`] = await run(['usage', '--by', by]);
     out.usageJson = await run(['usage', '--json', '--by', 'provider']);
     out.exportCsv = await run(['usage', '--export', 'csv']);
     out.exportJson = await run(['usage', '--export', 'json', '--month', month]);

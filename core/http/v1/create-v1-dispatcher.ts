@@ -22,6 +22,7 @@ import { handleCompletions } from './handle-completions.ts';
 import { handleEmbeddings } from './handle-embeddings.ts';
 import { listModels } from './list-models.ts';
 import type { V1Context } from './serve-routed.ts';
+import { readSessionHeaders } from './read-session.ts';
 import { createV1Request, elapsedMs, toUsageRecord, type V1Request } from './v1-request.ts';
 
 export interface V1Deps {
@@ -61,6 +62,7 @@ export function createV1Dispatcher(deps: V1Deps): { dispatch: (req: IncomingMess
     inFlight++;
     void (async () => {
       const request = createV1Request(endpoint);
+      request.session = readSessionHeaders(req.headers);
       try {
         request.key = authenticate(req, deps.keys);
         await handler(req, res, ctx, request);

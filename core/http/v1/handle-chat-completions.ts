@@ -2,9 +2,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readJsonBody } from '../read-json-body.ts';
 import { chatRequestSchema, type ChatRequest } from '../../protocols/openai/request-schemas.ts';
 import { validateBody } from '../validate-body.ts';
+import { readSessionBody } from './read-session.ts';
 import type { RouteRequest } from '../../routing/router.ts';
 import { chatTexts, measurePrompt } from '../../routing/estimate-tokens.ts';
 import { choicesFanOut } from './estimate-admission.ts';
+import { hashPrefix, leadingMessages, toolNames } from '../../routing/prefix-affinity.ts';
 import { serveRouted, type V1Context } from './serve-routed.ts';
 import type { V1Request } from './v1-request.ts';
 
@@ -21,7 +23,9 @@ export function chatNeeds(body: ChatRequest): RouteRequest['needs'] {
 }
 
 export async function handleChatCompletions(req: IncomingMessage, res: ServerResponse, ctx: V1Context, request: V1Request): Promise<void> {
-  const body = validateBody(chatRequestSchema, await readJsonBody(req));
+  const raw = await readJsonBody(req);
+  readSessionBody(request.session, raw);
+  const body = validateBody(chatRequestSchema, raw);
   await serveRouted(req, res, ctx, request, {
     body,
     route: {
@@ -31,6 +35,7 @@ export async function handleChatCompletions(req: IncomingMessage, res: ServerRes
       prompt: measurePrompt(chatTexts(body.messages, body.tools)),
       maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
     },
+    affinity: () => hashPrefix([toolNames(body.tools), leadingMessages(body.messages)]),
     stream: body.stream === true,
     includeUsage: body.stream_options?.include_usage === true,
     fanOut: choicesFanOut(body.n),

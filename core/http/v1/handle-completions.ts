@@ -3,13 +3,16 @@ import type { RouteRequest } from '../../routing/router.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { completionRequestSchema } from '../../protocols/openai/request-schemas.ts';
 import { validateBody } from '../validate-body.ts';
+import { readSessionBody } from './read-session.ts';
 import { measureTextsOrIds } from '../../routing/estimate-tokens.ts';
 import { completionsFanOut } from './estimate-admission.ts';
 import { serveRouted, type V1Context } from './serve-routed.ts';
 import type { V1Request } from './v1-request.ts';
 
 export async function handleCompletions(req: IncomingMessage, res: ServerResponse, ctx: V1Context, request: V1Request): Promise<void> {
-  const body = validateBody(completionRequestSchema, await readJsonBody(req));
+  const raw = await readJsonBody(req);
+  readSessionBody(request.session, raw);
+  const body = validateBody(completionRequestSchema, raw);
   const needs: RouteRequest['needs'] = [];
   if (body.logprobs != null) needs.push({ capability: 'logprobs', param: 'logprobs' });
   if ((body.best_of ?? 1) > 1) needs.push({ capability: 'logprobs', param: 'best_of' });

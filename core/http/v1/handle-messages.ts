@@ -9,6 +9,8 @@ import type { UpstreamCall } from '../../providers/provider-adapter.ts';
 import { limitMaxTokens } from '../../providers/limit-max-tokens.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { validateBody } from '../validate-body.ts';
+import { readSessionBody } from './read-session.ts';
+import { hashPrefix, leadingMessages, toolNames } from '../../routing/prefix-affinity.ts';
 import { serveRouted, type V1Context } from './serve-routed.ts';
 import { translateMessage, translateMessageStream } from './translate-messages.ts';
 import type { V1Request } from './v1-request.ts';
@@ -61,6 +63,7 @@ export function forwardedBody(raw: Record<string, unknown>, call: UpstreamCall):
 /** POST /v1/messages: Anthropic's Messages API over every provider (pass-through to Anthropic, translated elsewhere). */
 export async function handleMessages(req: IncomingMessage, res: ServerResponse, ctx: V1Context, request: V1Request): Promise<void> {
   const raw = (await readJsonBody(req)) as Record<string, unknown>;
+  readSessionBody(request.session, raw);
   const body = validateBody(messagesRequestSchema, raw);
   const decoded = decodeMessagesRequest(body);
   const headers = anthropicHeaders(req);
@@ -70,6 +73,7 @@ export async function handleMessages(req: IncomingMessage, res: ServerResponse, 
   await serveRouted(req, res, ctx, request, {
     body,
     route: { operation: 'chat', model: body.model, needs: messagesNeeds(body), prompt, maxTokens: body.max_tokens },
+    affinity: () => hashPrefix([body.system ?? null, toolNames(body.tools), leadingMessages(body.messages)]),
     stream: body.stream === true,
     includeUsage: false,
     codec: anthropicCodec,

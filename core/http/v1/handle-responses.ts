@@ -11,6 +11,8 @@ import { measurePrompt } from '../../routing/estimate-tokens.ts';
 import type { RouteRequest } from '../../routing/router.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { validateBody } from '../validate-body.ts';
+import { readSessionBody } from './read-session.ts';
+import { hashPrefix, leadingMessages, toolNames } from '../../routing/prefix-affinity.ts';
 import { serveRouted, type V1Context } from './serve-routed.ts';
 import { translateResponse, translateResponseStream } from './translate-responses.ts';
 import type { V1Request } from './v1-request.ts';
@@ -52,6 +54,7 @@ export function forwardedResponsesBody(raw: Record<string, unknown>, call: Pick<
 export function createResponsesHandler(connectTimeoutMs: number) {
   return async function handleResponses(req: IncomingMessage, res: ServerResponse, ctx: V1Context, request: V1Request): Promise<void> {
     const raw = (await readJsonBody(req)) as Record<string, unknown>;
+    readSessionBody(request.session, raw);
     const body = validateBody(responsesRequestSchema, raw);
     refuseStateful(body);
     const decoded = decodeResponsesRequest(body);
@@ -61,6 +64,7 @@ export function createResponsesHandler(connectTimeoutMs: number) {
     await serveRouted(req, res, ctx, request, {
       body,
       route: { operation: 'chat', model: body.model, needs: responsesNeeds(body), prompt: measurePrompt(responsesTexts(body)), maxTokens: body.max_output_tokens ?? undefined },
+      affinity: () => hashPrefix([body.instructions ?? null, toolNames(body.tools), Array.isArray(body.input) ? leadingMessages(body.input.map((item) => ({ role: 'role' in item ? String(item.role) : '', item }))) : body.input]),
       stream: body.stream === true,
       includeUsage: true,
       codec: responsesCodec,

@@ -16,7 +16,9 @@ import { Adjustments } from '../../protocols/neutral/adjustments.ts';
 export interface RoutedOperation {
   /** The validated body, kept only when the content log is on. */
   body: unknown;
-  route: Omit<RouteRequest, 'strategy' | 'fallbackModels' | 'stream' | 'allowedModels'>;
+  route: Omit<RouteRequest, 'strategy' | 'fallbackModels' | 'stream' | 'allowedModels' | 'session' | 'sticky'>;
+  /** The hash of the request's stable prefix, which names a session that the client did not (sticky routing). */
+  affinity?: () => string | null;
   stream: boolean;
   includeUsage: boolean;
   /** How many generations the request can cost (estimate-admission.ts); one answer when absent. */
@@ -66,6 +68,9 @@ export async function serveRouted(req: IncomingMessage, res: ServerResponse, ctx
       allowedModels: request.key?.allowedModels ?? null,
       strategy: parseStrategyHeader(req.headers['x-patchbay-strategy'] as string | undefined),
       fallbackModels: parseFallbackHeader(req.headers['x-patchbay-fallback'] as string | undefined),
+      session: request.session.id,
+      affinity: operation.affinity,
+      sticky: parseStickyHeader(req.headers['x-patchbay-sticky']),
     });
     const plan = planned instanceof Promise ? await planned : planned;
     const key = request.key;
@@ -96,6 +101,12 @@ export async function serveRouted(req: IncomingMessage, res: ServerResponse, ctx
   } finally {
     res.off('close', onClose);
   }
+}
+
+/** X-Patchbay-Sticky: off (or false, 0) lets the strategy pick as if the session were new; anything else keeps stickiness on. */
+function parseStickyHeader(value: string | string[] | undefined): boolean {
+  const text = (Array.isArray(value) ? value[0] : value)?.trim().toLowerCase();
+  return !(text === 'off' || text === 'false' || text === '0' || text === 'no');
 }
 
 async function serveStream(res: ServerResponse, ctx: V1Context, request: V1Request, operation: RoutedOperation, plan: RoutePlan, signal: RequestCancel) {
@@ -138,13 +149,7 @@ async function serveStream(res: ServerResponse, ctx: V1Context, request: V1Reque
     request.status = signal.aborted ? 499 : 502;
     request.errorType = signal.aborted ? 'client_closed' : error instanceof ProviderError ? `stream_${error.type}` : 'stream_error';
     request.errorMessage = error instanceof Error ? error.message : String(error);
-    const last = request.trace.attempts[request.trace.attempts.length - 1];
-    if (!signal.aborted) router.recordStreamFailure(request.trace.endpoint!);
-    if (last && error instanceof ProviderError) {
-      last.status = request.status;
-      last.error_type = error.type;
-      last.message = error.message;
-    }
+    request.trace.gate?.failAfterFirstByte(error, request.status, signal.aborted);
     if (!res.writableEnded) res.end(codec.streamError(error));
   } finally {
     clearTimeout(silence);

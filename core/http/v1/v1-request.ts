@@ -7,6 +7,7 @@ import { describeRoute, servedByFallback } from '../../routing/describe-route.ts
 import { createRouteTrace, type RouteTrace } from '../../routing/route-trace.ts';
 import { priceUsage, type TokenCounts } from '../../usage/price-usage.ts';
 import type { UsageRecord } from '../../usage/usage-store.ts';
+import type { SessionIdentity } from './read-session.ts';
 
 export type V1Endpoint = UsageRecord['endpoint'] | 'messages' | 'count_tokens' | 'responses';
 
@@ -30,6 +31,8 @@ export interface V1Request {
   errorMessage: string | null;
   /** The key limiter's reservation, settled when the request ends. */
   admission: Admission | null;
+  /** The client's session and agent (headers first, then the body's ids). */
+  session: SessionIdentity;
   /** Content for the debugging log; set only when the content log is on. */
   content: { request: string; response: string } | null;
   /**
@@ -72,6 +75,7 @@ export function createV1Request(endpoint: V1Endpoint): V1Request {
     errorMessage: null,
     admission: null,
     adjustments: null,
+    session: { id: null, source: null, agentId: null, parentAgentId: null },
     content: null,
     headers: { 'x-patchbay-request-id': requestId },
   };
@@ -120,7 +124,18 @@ export function toUsageRecord(request: V1Request, routingFeeUsd: number): UsageR
     reasoningTokens: counts.reasoningTokens,
     adjustments: request.adjustments?.toRecord() ?? null,
     providerKey: request.trace.keyLabel,
+    sessionId: request.session.id,
+    sessionSource: request.session.source,
+    agentId: request.session.agentId,
+    parentAgentId: request.session.parentAgentId,
+    cacheSavedUsd: endpoint && usage ? cacheSaved(counts, endpoint, tokenCost) : 0,
   };
+}
+
+/** What the prompt would have cost at the list input price with no cache, minus what it cost (negative when a cache write cost more). */
+function cacheSaved(counts: TokenCounts, endpoint: NonNullable<RouteTrace['endpoint']>, tokenCost: number): number {
+  if (counts.cacheReadTokens === 0 && counts.cacheWrite5mTokens === 0 && counts.cacheWrite1hTokens === 0) return 0;
+  return priceUsage({ ...counts, cacheReadTokens: 0, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0 }, endpoint) - tokenCost;
 }
 
 /** The row's counts from what the adapter reported (details an upstream left out or sent as null count 0). */

@@ -22,12 +22,15 @@ export type {
   RequestLogPage,
   RequestRow,
   SeriesPoint,
+  SessionAgent,
+  SessionPage,
+  SessionRow,
   UsageBreakdown,
   UsageSeries,
   UsageTotals,
 } from '../../../core/management/management-views.ts';
 export type { KeyView, ProviderKeyView, ProviderView } from '../../../core/management/management-service.ts';
-export type { ExplainRequest, RouteExplanation, SkipCode } from '../../../core/routing/explain-route.ts';
+export type { ExplainRequest, RouteExplanation, SkipCode } from '../../../core/routing/route-plan.ts';
 export type { ManagedModel } from '../../../core/management/list-managed-models.ts';
 
 /** GET /api/status. */
@@ -43,4 +46,4 @@ export type DiscoveredModels = Awaited<ReturnType<ManagementService['discoverPro
 /** One model of a user-defined provider, as POST and PATCH /api/providers take it. */
 export type ProviderModelInput = NonNullable<NewProviderInput['models']>[number];
 /** A candidate of "Which provider now?". */
-export type ExplainCandidate = import('../../../core/routing/explain-route.ts').RouteExplanation['candidates'][number];
+export type ExplainCandidate = import('../../../core/routing/route-plan.ts').RouteExplanation['candidates'][number];

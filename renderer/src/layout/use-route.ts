@@ -7,6 +7,7 @@ export const PAGES = [
   { path: 'keys', title: 'Keys' },
   { path: 'usage', title: 'Usage' },
   { path: 'requests', title: 'Requests' },
+  { path: 'sessions', title: 'Sessions' },
 ] as const;
 export type PagePath = (typeof PAGES)[number]['path'];
 

@@ -1,0 +1,91 @@
+import { useState, type FormEvent } from 'react';
+import { useKeys, useProviders } from '../../api/shared-queries.ts';
+import type { SessionRow } from '../../api/types.ts';
+import { EmptyState, ErrorNote } from '../../components/query-state.tsx';
+import { formatLogTime, formatTokens, formatUsd } from '../../format/format-numbers.ts';
+import { NO_FILTERS, STATUS_FILTERS, type RequestFilters } from '../requests/request-filters.ts';
+import { CLIENT_NAMES, flattenAgents, shortId } from './flatten-agents.ts';
+import { SessionDetail } from './session-detail.tsx';
+import { useSessions } from './use-sessions.ts';
+
+const agentCount = (s: SessionRow) => flattenAgents(s.agents).length;
+
+/** Agent sessions (Claude Code, Codex, any client sending X-Patchbay-Session): what each cost, and what caching saved. */
+export default function SessionsPage() {
+  const [filters, setFilters] = useState<RequestFilters>(NO_FILTERS);
+  const [open, setOpen] = useState<SessionRow | null>(null);
+  const sessions = useSessions(filters);
+  const providers = useProviders();
+  const keys = useKeys();
+
+  const apply = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setFilters(Object.fromEntries(Object.keys(NO_FILTERS).map((k) => [k, String(form.get(k) ?? '').trim()])) as unknown as RequestFilters);
+  };
+  const filtered = Object.values(filters).some(Boolean);
+
+  return (
+    <>
+      <div className="page-head">
+        <h1>Sessions</h1>
+      </div>
+      <form className="filters" onSubmit={apply} aria-label="Filter sessions">
+        <label>Status<select name="status" defaultValue="">{STATUS_FILTERS.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}</select></label>
+        <label>Model<input name="model" placeholder="upstream id" title="The model id the provider served, e.g. llama-3.3-70b-versatile" /></label>
+        <label>Provider<select name="provider" defaultValue=""><option value="">any</option>{(providers.data ?? []).map((p) => <option key={p.name}>{p.name}</option>)}</select></label>
+        <label>Key<select name="key_id" defaultValue=""><option value="">any</option>{(keys.data ?? []).map((k) => <option key={k.id} value={k.id}>{k.name}</option>)}</select></label>
+        <label>From<input name="from" type="date" /></label>
+        <label>To<input name="to" type="date" /></label>
+        <button type="submit" className="button primary">Apply</button>
+      </form>
+      <ErrorNote error={sessions.error} />
+      {sessions.isSuccess && sessions.rows.length === 0 ? (
+        <EmptyState title={filtered ? 'No sessions match these filters' : 'No sessions yet'}>
+          {filtered ? null : <p>Claude Code and Codex name their sessions on every request; other clients can send an X-Patchbay-Session header. Their sessions appear here.</p>}
+        </EmptyState>
+      ) : null}
+      {sessions.rows.length > 0 ? (
+        <div className="table-wrap tall">
+          <table className="clickable">
+            <thead>
+              <tr>
+                <th scope="col">Session</th><th scope="col">Client</th><th scope="col">Last request</th><th scope="col">Models</th>
+                <th scope="col">Requests</th><th scope="col">Tokens in / out</th><th scope="col">Cost</th>
+              </tr>
+            </thead>
+            <tbody>
+              {sessions.rows.map((s) => (
+                <tr key={s.session_id}>
+                  <td className="model-cell">
+                    <button type="button" className="link" title={s.session_id} onClick={() => setOpen(s)}>{shortId(s.session_id)}<span className="visually-hidden">, open session</span></button>
+                    {agentCount(s) > 0 ? <span className="muted">{agentCount(s)} agent{agentCount(s) > 1 ? 's' : ''}</span> : null}
+                  </td>
+                  <td>{CLIENT_NAMES[s.client] ?? s.client}</td>
+                  <td>{formatLogTime(s.last_ts)}</td>
+                  <td className="model-cell">
+                    <span title={s.models.join(', ')}>{s.models.join(', ') || '—'}</span>
+                    <span className="muted" title={s.providers.join(', ')}>{s.providers.join(', ')}</span>
+                  </td>
+                  <td>{formatTokens(s.requests)}</td>
+                  <td className="stacked">
+                    <span>{formatTokens(s.prompt_tokens)} / {formatTokens(s.completion_tokens)}</span>
+                    <span className="muted" title={`${formatTokens(s.cache_write_tokens)} written to the cache`}>{formatTokens(s.cache_read_tokens)} from cache</span>
+                  </td>
+                  <td className="stacked">
+                    <span>{formatUsd(s.cost_usd)}</span>
+                    <span className="muted" title="What prompt caching saved against list prices (a cache write can cost more than it saved)">{s.cache_saved_usd < 0 ? 'cache +' : 'saved '}{formatUsd(Math.abs(s.cache_saved_usd))}</span>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      {sessions.hasNextPage ? (
+        <button type="button" className="button" onClick={() => void sessions.fetchNextPage()} disabled={sessions.isFetchingNextPage}>{sessions.isFetchingNextPage ? 'Loading…' : 'Load more'}</button>
+      ) : null}
+      <SessionDetail row={open} filters={filters} onClose={() => setOpen(null)} />
+    </>
+  );
+}
