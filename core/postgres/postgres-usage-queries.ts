@@ -3,7 +3,7 @@ import type { AttemptReport } from '../errors/provider-error.ts';
 import { parseAdjustments, storedToRequestRow, type StoredUsageRow } from '../usage/to-request-row.ts';
 import type { GroupTotalsRow, RecentAttempts } from '../usage/usage-backend.ts';
 import type { UsageGroup } from '../usage/usage-store.ts';
-import { bucketUpperBound, encodeCursor, type LogFilter, type UsageRange } from '../usage/usage-queries.ts';
+import { encodeCursor, toLatencyRows, type LogFilter, type UsageRange } from '../usage/usage-queries.ts';
 import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, UsageSeries, UsageTotals } from '../usage/usage-views.ts';
 
 const HOUR_MS = 3_600_000;
@@ -97,19 +97,7 @@ export class PostgresUsageQueries {
         GROUP BY day, provider`,
       days,
     );
-    const byDayProvider = new Map(percentiles.map((row) => [`${row.day}|${row.provider}`, row]));
-    return counts.map((row) => {
-      const p = byDayProvider.get(`${row.day}|${row.provider}`);
-      return {
-        day: new Date(row.day * DAY_MS).toISOString().slice(0, 10),
-        provider: row.provider,
-        requests: row.requests,
-        errors: row.errors,
-        error_rate: row.requests ? row.errors / row.requests : 0,
-        p50_ms: p ? bucketUpperBound(p.p50) : null,
-        p95_ms: p ? bucketUpperBound(p.p95) : null,
-      };
-    });
+    return toLatencyRows(counts, percentiles);
   }
 
   async log(range: UsageRange, filter: LogFilter, limit: number, cursor: { ts: number; id: number } | null): Promise<RequestLogPage> {

@@ -45,6 +45,26 @@ export function decodeCursor(cursor: string): { ts: number; id: number } | null 
 }
 
 /** The latency a histogram bucket reports: its upper bound, so a percentile is never understated. */
+/** Per day and provider: the request and error counts joined with the p50/p95 latency buckets (both backends compute these two lists in SQL). */
+export function toLatencyRows(
+  counts: { day: number; provider: string; requests: number; errors: number }[],
+  percentiles: { day: number; provider: string; p50: number; p95: number }[],
+): LatencyRow[] {
+  const byDayProvider = new Map(percentiles.map((row) => [`${row.day}|${row.provider}`, row]));
+  return counts.map((row) => {
+    const p = byDayProvider.get(`${row.day}|${row.provider}`);
+    return {
+      day: new Date(row.day * DAY_MS).toISOString().slice(0, 10),
+      provider: row.provider,
+      requests: row.requests,
+      errors: row.errors,
+      error_rate: row.requests ? row.errors / row.requests : 0,
+      p50_ms: p ? bucketUpperBound(p.p50) : null,
+      p95_ms: p ? bucketUpperBound(p.p95) : null,
+    };
+  });
+}
+
 export function bucketUpperBound(bucket: number): number {
   return Math.round(2 ** (bucket / BUCKETS_PER_DOUBLING) * 100) / 100;
 }
@@ -166,19 +186,7 @@ export class UsageQueries {
                  FROM usage_latency_daily WHERE day >= ? AND day < ?)
         GROUP BY day, provider`,
     ).all(...days) as { day: number; provider: string; p50: number; p95: number }[];
-    const byDayProvider = new Map(percentiles.map((row) => [`${row.day}|${row.provider}`, row]));
-    return counts.map((row) => {
-      const p = byDayProvider.get(`${row.day}|${row.provider}`);
-      return {
-        day: new Date(row.day * DAY_MS).toISOString().slice(0, 10),
-        provider: row.provider,
-        requests: row.requests,
-        errors: row.errors,
-        error_rate: row.requests ? row.errors / row.requests : 0,
-        p50_ms: p ? bucketUpperBound(p.p50) : null,
-        p95_ms: p ? bucketUpperBound(p.p95) : null,
-      };
-    });
+    return toLatencyRows(counts, percentiles);
   }
 
   /** Newest first; `cursor` continues after the last row of the previous page. */
