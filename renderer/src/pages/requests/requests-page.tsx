@@ -1,25 +1,18 @@
-import { useState, type FormEvent } from 'react';
-import { useKeys, useProviders } from '../../api/shared-queries.ts';
+import { useState } from 'react';
 import type { RequestRow } from '../../api/types.ts';
 import { EmptyState, ErrorNote } from '../../components/query-state.tsx';
 import { formatLogTime, formatMs, formatTokens, formatUsd } from '../../format/format-numbers.ts';
 import { RequestDetail } from './request-detail.tsx';
-import { isError, NO_FILTERS, STATUS_FILTERS, type RequestFilters } from './request-filters.ts';
+import { hasFilters, RequestFilterForm } from './request-filter-form.tsx';
+import { isError, NO_FILTERS, type RequestFilters } from './request-filters.ts';
 import { useRequestLog } from './use-request-log.ts';
 
 export default function RequestsPage() {
   const [filters, setFilters] = useState<RequestFilters>(NO_FILTERS);
   const [open, setOpen] = useState<RequestRow | null>(null);
   const log = useRequestLog(filters);
-  const providers = useProviders();
-  const keys = useKeys();
 
-  const apply = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    setFilters(Object.fromEntries(Object.keys(NO_FILTERS).map((k) => [k, String(form.get(k) ?? '').trim()])) as unknown as RequestFilters);
-  };
-  const filtered = Object.values(filters).some(Boolean);
+  const filtered = hasFilters(filters);
 
   return (
     <>
@@ -27,15 +20,7 @@ export default function RequestsPage() {
         <h1>Requests</h1>
         <span className="live-dot" role="status" aria-live="polite">{log.live === 'live' ? '● Live' : log.live === 'connecting' ? 'Connecting…' : 'Not live'}</span>
       </div>
-      <form className="filters" onSubmit={apply} aria-label="Filter requests">
-        <label>Status<select name="status" defaultValue="">{STATUS_FILTERS.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}</select></label>
-        <label>Model<input name="model" placeholder="alias or id" title="The model asked for (an alias such as llama-3.3-70b), the provider's own id (llama-3.3-70b-versatile) or provider/model" /></label>
-        <label>Provider<select name="provider" defaultValue=""><option value="">any</option>{(providers.data ?? []).map((p) => <option key={p.name}>{p.name}</option>)}</select></label>
-        <label>Key<select name="key_id" defaultValue=""><option value="">any</option>{(keys.data ?? []).map((k) => <option key={k.id} value={k.id}>{k.name}</option>)}</select></label>
-        <label>From<input name="from" type="date" /></label>
-        <label>To<input name="to" type="date" /></label>
-        <button type="submit" className="button primary">Apply</button>
-      </form>
+      <RequestFilterForm label="Filter requests" model={{ placeholder: 'alias or id', title: "The model asked for (an alias such as llama-3.3-70b), the provider's own id (llama-3.3-70b-versatile) or provider/model" }} onApply={setFilters} />
       <ErrorNote error={log.error} />
       {log.isSuccess && log.rows.length === 0 ? (
         <EmptyState title={filtered ? 'No requests match these filters' : 'No requests yet'}>

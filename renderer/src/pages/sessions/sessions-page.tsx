@@ -1,9 +1,9 @@
-import { useState, type FormEvent } from 'react';
-import { useKeys, useProviders } from '../../api/shared-queries.ts';
+import { useState } from 'react';
 import type { SessionRow } from '../../api/types.ts';
 import { EmptyState, ErrorNote } from '../../components/query-state.tsx';
 import { formatLogTime, formatTokens, formatUsd } from '../../format/format-numbers.ts';
-import { NO_FILTERS, STATUS_FILTERS, type RequestFilters } from '../requests/request-filters.ts';
+import { hasFilters, RequestFilterForm } from '../requests/request-filter-form.tsx';
+import { NO_FILTERS, type RequestFilters } from '../requests/request-filters.ts';
 import { CLIENT_NAMES, flattenAgents, shortId } from './flatten-agents.ts';
 import { SessionDetail } from './session-detail.tsx';
 import { useSessions } from './use-sessions.ts';
@@ -15,30 +15,15 @@ export default function SessionsPage() {
   const [filters, setFilters] = useState<RequestFilters>(NO_FILTERS);
   const [open, setOpen] = useState<SessionRow | null>(null);
   const sessions = useSessions(filters);
-  const providers = useProviders();
-  const keys = useKeys();
 
-  const apply = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    setFilters(Object.fromEntries(Object.keys(NO_FILTERS).map((k) => [k, String(form.get(k) ?? '').trim()])) as unknown as RequestFilters);
-  };
-  const filtered = Object.values(filters).some(Boolean);
+  const filtered = hasFilters(filters);
 
   return (
     <>
       <div className="page-head">
         <h1>Sessions</h1>
       </div>
-      <form className="filters" onSubmit={apply} aria-label="Filter sessions">
-        <label>Status<select name="status" defaultValue="">{STATUS_FILTERS.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}</select></label>
-        <label>Model<input name="model" placeholder="upstream id" title="The model id the provider served, e.g. llama-3.3-70b-versatile" /></label>
-        <label>Provider<select name="provider" defaultValue=""><option value="">any</option>{(providers.data ?? []).map((p) => <option key={p.name}>{p.name}</option>)}</select></label>
-        <label>Key<select name="key_id" defaultValue=""><option value="">any</option>{(keys.data ?? []).map((k) => <option key={k.id} value={k.id}>{k.name}</option>)}</select></label>
-        <label>From<input name="from" type="date" /></label>
-        <label>To<input name="to" type="date" /></label>
-        <button type="submit" className="button primary">Apply</button>
-      </form>
+      <RequestFilterForm label="Filter sessions" model={{ placeholder: 'upstream id', title: "The model id the provider served, e.g. llama-3.3-70b-versatile" }} onApply={setFilters} />
       <ErrorNote error={sessions.error} />
       {sessions.isSuccess && sessions.rows.length === 0 ? (
         <EmptyState title={filtered ? 'No sessions match these filters' : 'No sessions yet'}>
