@@ -82,7 +82,9 @@ function locate(frame: CallFrame): { where: string; group: string } {
     return { where: `${pkg}/…/${rest[rest.length - 1]}:${frame.lineNumber + 1}`, group: `npm ${pkg}` };
   }
   // core/ compiled to JavaScript (npm start, npm run bench) is grouped as its source file (line numbers are the compiled file's).
-  if (path.startsWith('dist/core/')) path = path.slice('dist/'.length).replace(/\.js$/, '.ts');
+  // Another checkout's build (BENCH_PATCHBAY_BIN, e.g. ../before/dist/core/...) is grouped the same way.
+  const dist = path.indexOf('dist/core/');
+  if (dist >= 0) path = path.slice(dist + 'dist/'.length).replace(/\.js$/, '.ts');
   return { where: `${path}:${frame.lineNumber + 1}`, group: path };
 }
 

@@ -257,9 +257,9 @@ export interface FloorProcess extends Managed {
  * The bare Node pass-through proxy (floor-proxy.mjs), run with the same node flags and environment as Patchbay so
  * the two differ only in what the code does per request. It reports its port over IPC.
  */
-export async function startFloorProxy(upstreamPort: number): Promise<FloorProcess> {
+export async function startFloorProxy(upstreamPort: number, nodeArgs: string[] = []): Promise<FloorProcess> {
   const entry = join(BENCH_DIR, 'floor-proxy.mjs');
-  const child = spawn(process.execPath, [...NODE_FLAGS, entry, `http://127.0.0.1:${upstreamPort}`], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: { ...process.env, ...NODE_ENV } });
+  const child = spawn(process.execPath, [...nodeArgs, ...NODE_FLAGS, entry, `http://127.0.0.1:${upstreamPort}`], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: { ...process.env, ...NODE_ENV } });
   const process_ = managed(child);
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the floor proxy did not start within 30 s:\n${process_.output()}`)), 30_000);

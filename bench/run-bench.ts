@@ -15,16 +15,18 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Job, JobKind, JobResult } from './loadgen.ts';
 import { runProfile } from './profile.ts';
+import { runSoak } from './soak.ts';
 import { BENCH_DIR, cpuMs, memoryMb, portkeyVersions, sleep, startFloorProxy, startLoadGen, startPatchbay, startPortkey, startUpstream, type LoadGen, type Managed } from './procs.ts';
 import { concat, fmt, mean, percentiles, round } from './stats.ts';
 import { chatBody, embeddingBody } from './wire.ts';
 
-const HELP = `Usage: npm run bench [-- --quick | --profile [--seconds N]]
+const HELP = `Usage: npm run bench [-- --quick | --profile [--seconds N] | --soak SECONDS]
 
   (no flag)   the full run: about 4 minutes on a 2-core machine
   --quick     a smoke run of about a minute (1 round, short segments, a 15k-request leak check)
   --profile   profile Patchbay under load with node --cpu-prof and print its top self-time costs
   --seconds N how long the profiled load runs (default 12)
+  --soak S    Patchbay alone under chat at concurrency 16 for S seconds (600: the 10-minute soak), RSS after warm-up and at the end
 `;
 
 interface Settings {
@@ -130,7 +132,7 @@ function log(message: string): void {
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
-    options: { quick: { type: 'boolean', default: false }, profile: { type: 'boolean', default: false }, seconds: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } },
+    options: { quick: { type: 'boolean', default: false }, profile: { type: 'boolean', default: false }, seconds: { type: 'string' }, soak: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } },
     strict: true,
   });
   if (values.help) {
@@ -141,6 +143,7 @@ async function main(): Promise<number> {
     process.stderr.write('The bench reads /proc for CPU time and memory: it runs on Linux only.\n');
     return 2;
   }
+  if (values.soak !== undefined) return runSoak({ seconds: Number(values.soak) || 600 });
   if (values.profile) return runProfile({ seconds: Number(values.seconds ?? 12) });
   return runBench(values.quick ? QUICK : FULL, values.quick ? 'quick' : 'full');
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readJsonBody } from '../read-json-body.ts';
 import { chatRequestSchema, type ChatRequest } from '../../protocols/openai/request-schemas.ts';
 import { validateBody } from '../validate-body.ts';
+import { isPlainChatRequest } from '../../protocols/openai/plain-chat-request.ts';
 import { readSessionBody } from './read-session.ts';
 import type { RouteRequest } from '../../routing/router.ts';
 import { chatTexts, measurePrompt } from '../../routing/estimate-tokens.ts';
@@ -25,7 +26,8 @@ export function chatNeeds(body: ChatRequest): RouteRequest['needs'] {
 export async function handleChatCompletions(req: IncomingMessage, res: ServerResponse, ctx: V1Context, request: V1Request): Promise<void> {
   const raw = await readJsonBody(req);
   readSessionBody(request.session, raw);
-  const body = validateBody(chatRequestSchema, raw);
+  // The common body is checked by hand; zod checks (and explains) the rest.
+  const body = isPlainChatRequest(raw) ? raw : validateBody(chatRequestSchema, raw);
   await serveRouted(req, res, ctx, request, {
     body,
     route: {

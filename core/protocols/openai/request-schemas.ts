@@ -85,7 +85,7 @@ export const MAX_TOOL_SCHEMA_DEPTH = 32;
 export const MAX_TOOL_SCHEMA_NODES = 10_000;
 
 /** Depth and node count of a JSON value, walked with a stack (no recursion), stopping once past the limits. */
-function withinSchemaLimits(value: unknown): boolean {
+export function withinSchemaLimits(value: unknown): boolean {
   const stack: [unknown, number][] = [[value, 1]];
   let nodes = 0;
   while (stack.length > 0) {
