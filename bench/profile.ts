@@ -1,7 +1,7 @@
 // `npm run bench -- --profile`: Patchbay under load with `node --cpu-prof`, then the profile's
 // self time per function and file. The load is non-streaming chat at concurrency 16 through the
 // same setup as the benchmark (two-provider alias, rate-limited key, usage rows).
-import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { analyzeProfile, profileMarkdown } from './analyze-profile.ts';
 import type { Job } from './loadgen.ts';
@@ -19,7 +19,6 @@ export async function runProfile(options: { seconds: number }): Promise<number> 
     children.push(upstream);
     const loadgen = startLoadGen();
     children.push(loadgen);
-    const spawned = performance.now();
     const patchbay = await startPatchbay(upstream.port, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=250']);
     children.push(patchbay);
     const job = (durationMs: number, maxRequests: number): Job => ({
@@ -35,9 +34,11 @@ export async function runProfile(options: { seconds: number }): Promise<number> 
     process.stderr.write(`[bench] profiling Patchbay (pid ${patchbay.pid}): warm-up, then ${options.seconds} s of chat at concurrency 16 ...\n`);
     await loadgen.run(job(30_000, 3000));
     const cpuBefore = cpuMs(patchbay.pid);
-    const loadStart = performance.now() - spawned;
+    // On the profile's own clock (monotonic µs, its startTime): measured from the spawn, the window
+    // was late by Node's start-up and took in the shutdown (the database closing).
+    const loadStart = Number(process.hrtime.bigint() / 1000n);
     const result = await loadgen.run(job(options.seconds * 1000, 10_000_000));
-    const loadEnd = performance.now() - spawned;
+    const loadEnd = Number(process.hrtime.bigint() / 1000n);
     const cpuUs = ((cpuMs(patchbay.pid) - cpuBefore) * 1000) / result.count;
     if (result.errors) process.stderr.write(`[bench] ${result.errors} wrong answers, e.g. ${result.errorSamples.join(' | ')}\n`);
     // A clean SIGTERM lets Patchbay close and Node write the profile on exit.
@@ -50,7 +51,8 @@ export async function runProfile(options: { seconds: number }): Promise<number> 
     if (!file) throw new Error(`Patchbay wrote no .cpuprofile into ${dir}:\n${patchbay.output()}`);
     const title = `Patchbay CPU profile: chat at concurrency 16, ${result.count} requests in ${fmt(result.elapsedMs / 1000, 1)} s (${fmt(result.count / (result.elapsedMs / 1000), 0)} req/s, ${fmt(cpuUs, 0)} µs CPU per request while profiled)`;
     // Only the measured load counts: start-up (type stripping, module loading) and warm-up are cut.
-    const window = { fromMs: loadStart + 250, toMs: loadEnd - 100 };
+    const startTime = (JSON.parse(readFileSync(file, 'utf8')) as { startTime: number }).startTime;
+    const window = { fromMs: (loadStart - startTime) / 1000 + 250, toMs: (loadEnd - startTime) / 1000 - 100 };
     const markdown = profileMarkdown(analyzeProfile(file, 25, window), `${title}; samples from ${fmt(window.fromMs / 1000, 1)} s to ${fmt(window.toMs / 1000, 1)} s after start`);
     writeFileSync(join(BENCH_DIR, 'results', 'profile.md'), markdown);
     process.stdout.write(markdown);
