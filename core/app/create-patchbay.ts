@@ -52,6 +52,8 @@ export interface PatchbayOptions {
   databaseUrl?: string;
   /** List this server among the user's running servers, so a CLI without --data-dir finds it (`patchbay serve`). */
   announce?: boolean;
+  /** The routing health's clock (breaker cool-downs, rate-limit windows, the health window); tests pass their own. */
+  healthClock?: () => number;
 }
 
 export interface Patchbay {
@@ -115,7 +117,7 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
   const keychainNotice = secrets.unavailableNotice();
   if (keychainNotice) log(keychainNotice);
   // Pass-through ids (any model of a user-defined provider) are not in the catalog: their health expires.
-  const health = new HealthTracker({ ...config.breaker, windowSize: config.healthWindow.size, windowMs: config.healthWindow.maxAgeMs }, Date.now, (id) => catalog.endpoints.has(id));
+  const health = new HealthTracker({ ...config.breaker, windowSize: config.healthWindow.size, windowMs: config.healthWindow.maxAgeMs }, options.healthClock ?? Date.now, (id) => catalog.endpoints.has(id));
   const { catalog, router } = createRouter(config, secrets, health);
   seedHealth(health, await stores.reader.recentAttempts(Date.now() - config.healthWindow.maxAgeMs));
   const interfaces = networkInterfaces();

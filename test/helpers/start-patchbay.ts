@@ -28,6 +28,8 @@ export interface StartOptions {
   dashboard?: PatchbayOptions['dashboard'];
   /** A PostgreSQL database (test/helpers/start-postgres.ts) instead of SQLite in the data dir. */
   databaseUrl?: string;
+  /** The routing health's clock (createPatchbay's `healthClock`): a test moves it past a breaker's cool-down. */
+  healthClock?: () => number;
 }
 
 /** Starts the real Patchbay (real HTTP on loopback, real SQLite in a temp dir) through the composition root. */
@@ -37,7 +39,7 @@ export async function startPatchbay(options: StartOptions = {}): Promise<TestPat
   const logs: string[] = [];
   // A keychain service of its own, so a test never reads or writes the developer's real entries.
   const keychainService = options.keychainService ?? `patchbay-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  const patchbay = await createPatchbay({ dataDir, host: '127.0.0.1', port: 0, env: options.env ?? {}, keychainService, shutdownGraceMs: options.shutdownGraceMs, dashboard: options.dashboard, databaseUrl: options.databaseUrl, log: (m) => logs.push(m) });
+  const patchbay = await createPatchbay({ dataDir, host: '127.0.0.1', port: 0, env: options.env ?? {}, keychainService, shutdownGraceMs: options.shutdownGraceMs, dashboard: options.dashboard, databaseUrl: options.databaseUrl, healthClock: options.healthClock, log: (m) => logs.push(m) });
   const key = patchbay.firstKey ?? (await patchbay.stores.keys.create({ name: 'test' })).secret;
   const client = new OpenAI({ baseURL: `${patchbay.url}/v1`, apiKey: key, maxRetries: 0 });
   return {

@@ -163,5 +163,5 @@ describe('bounded memory against upstreams and clients that never finish', () =>
     const row = usageRows(started.patchbay).at(-1)!;
     expect(row).toMatchObject({ status: 499, error_type: 'client_stalled', provider: 'local', stream: 1 });
     socket.destroy();
-  }, 15_000);
+  });
 });
