@@ -8,6 +8,8 @@ export default defineConfig({
     // 10-30 s there). No test asserts elapsed time; performance is measured in bench/.
     testTimeout: 180_000,
     hookTimeout: 180_000,
+    // expect.poll waits for what should happen, as generously (the default is one second).
+    expect: { poll: { timeout: 60_000 } },
     pool: 'forks',
     projects: [
       { extends: true, test: { name: 'core', include: ['test/**/*.test.ts'], exclude: ['test/agents/**', '**/node_modules/**'], environment: 'node', globalSetup: ['test/e2e/build-dashboard.global-setup.ts'] } },
