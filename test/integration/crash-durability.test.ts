@@ -84,6 +84,6 @@ describe('usage rows survive kill -9', () => {
     expect(storedAfterLoss).toBeLessThanOrEqual(WORKERS);
     // How far back the loss went is a figure (scheduling on a shared machine decides it), printed, not asserted.
     const lostAgo = firstLost < 0 ? 0 : Math.round(killedAt - answered[firstLost].at);
-    console.log(`[crash-durability] ${answered.length} answered, ${stored.size} rows kept; the oldest lost row was answered ${lostAgo} ms before the kill (flush interval ${USAGE_FLUSH_INTERVAL_MS} ms)`);
+    console.log(`[crash-durability] ${answered.length} answered, ${stored.size} rows kept; the oldest lost row was answered ${lostAgo} ms before the kill (negative: after it; flush interval ${USAGE_FLUSH_INTERVAL_MS} ms)`);
   });
 });
