@@ -17,6 +17,14 @@ import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { startDashboard } from '../test/e2e/start-dashboard.ts';
 
+// These run in the page (page.addInitScript / evaluate), where the DOM exists; this project's types are Node's.
+declare const document: { querySelector(selector: string): { textContent: string | null } | null };
+declare const window: unknown;
+declare class MutationObserver {
+  constructor(callback: () => void);
+  observe(target: unknown, options: { childList: boolean; subtree: boolean; characterData: boolean }): void;
+}
+
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '7' } } });
 const ROUNDS = Math.max(2, Number(values.rounds));
 const ASSETS = join(import.meta.dirname, '..', 'renderer', 'dist', 'assets');
@@ -43,7 +51,7 @@ try {
     await page.goto(`${d.pb.patchbay.url}/ui/`);
     await page.waitForFunction(() => (window as unknown as { __overviewShownAt?: number }).__overviewShownAt !== undefined, undefined, { timeout: 120_000 });
     shown.push(await page.evaluate(() => (window as unknown as { __overviewShownAt: number }).__overviewShownAt));
-    domReady.push(await page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domContentLoadedEventEnd));
+    domReady.push(await page.evaluate(() => (performance.getEntriesByType('navigation' as never)[0] as unknown as { domContentLoadedEventEnd: number }).domContentLoadedEventEnd));
     firstLoadJs = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((url) => url.endsWith('.js')).map((url) => new URL(url).pathname.split('/').at(-1)!));
     await page.close();
   }
