@@ -77,6 +77,8 @@ const gemini = new GeminiEmulator({ apiKey: KEYS.GEMINI_API_KEY });
 const pb = await startPatchbay({
   config: { providers: { openai: { baseUrl: `${await openai.start()}/v1`, models: [{ id: 'gpt-4o-mini', contextWindow: WINDOW }] }, google: { baseUrl: `${await gemini.start()}/v1beta` } } },
   env: KEYS,
+  // The production token counter (the test helper's default is a patient one).
+  tokenCounter: {},
 });
 const headers = { authorization: `Bearer ${pb.key}`, 'content-type': 'application/json' };
 const send = async (path: string, body: string) => {

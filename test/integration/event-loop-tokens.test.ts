@@ -3,7 +3,7 @@ import { countTokens } from 'gpt-tokenizer';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TokenCounter } from '../../core/tokens/token-counter.ts';
 import { OpenAiEmulator } from '../emulators/openai-emulator.ts';
-import { startPatchbay, type TestPatchbay } from '../helpers/start-patchbay.ts';
+import { PATIENT_COUNT_BUDGET_MS, startPatchbay, type TestPatchbay } from '../helpers/start-patchbay.ts';
 
 /**
  * Token counting must never hold up other requests (issue 13): it runs on a worker thread. Every
@@ -125,7 +125,7 @@ describe('token counting never blocks the event loop', () => {
     // The real counting thread and tokenizer, with a budget long enough that the count runs to its
     // end, and the text counted eight times over (about a second of the thread's work when quiet), so
     // the count is long next to a small request however loaded the machine is.
-    const patient = new TokenCounter({ budgetMs: 600_000 });
+    const patient = new TokenCounter({ budgetMs: PATIENT_COUNT_BUDGET_MS });
     await patient.count('warm up');
     const count = TokenCounter.prototype.count;
     let countStarted!: () => void;

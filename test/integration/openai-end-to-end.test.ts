@@ -68,9 +68,8 @@ describe('Patchbay with the OpenAI provider, driven by the official openai clien
     for await (const chunk of plain) plainChunks.push(chunk);
     expect(plainChunks.every((c) => !('usage' in c))).toBe(true);
     expect(plainChunks.every((c) => c.choices.length === 1)).toBe(true);
-    // Patchbay still asked the upstream for usage, and recorded it.
-    const row = usageRows(pb.patchbay).at(-1)!;
-    expect(row).toMatchObject({ stream: 1, completion_tokens: 3, status: 200, provider: 'openai', model: 'gpt-4o' });
+    // Patchbay still asked the upstream for usage, and recorded it (the row is written as the stream ends).
+    await vi.waitFor(() => expect(usageRows(pb.patchbay).at(-1)).toMatchObject({ stream: 1, completion_tokens: 3, status: 200, provider: 'openai', model: 'gpt-4o' }), { timeout: 60_000, interval: 10 });
   });
 
   it('forwards each streamed chunk before the upstream has finished (no buffering)', async () => {

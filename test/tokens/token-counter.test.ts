@@ -3,6 +3,7 @@ import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants'
 import { afterAll, describe, expect, it } from 'vitest';
 import { countTextTokens, LONG_PIECE } from '../../core/tokens/count-text-tokens.ts';
 import { TokenCounter } from '../../core/tokens/token-counter.ts';
+import { PATIENT_COUNT_BUDGET_MS } from '../helpers/start-patchbay.ts';
 
 const asText = { disallowedSpecial: new Set<string>() };
 const prose =
@@ -36,7 +37,9 @@ describe('countTextTokens (the counting thread\'s algorithm)', () => {
 });
 
 describe('TokenCounter (a worker thread)', () => {
-  const counter = new TokenCounter();
+  // A budget no loaded machine runs out of, except where the budget is what is tested (`hasty`).
+  const patient = { budgetMs: PATIENT_COUNT_BUDGET_MS };
+  const counter = new TokenCounter(patient);
   afterAll(() => counter.close());
 
   it("answers gpt-tokenizer's exact count for ordinary text", async () => {
@@ -63,7 +66,7 @@ describe('TokenCounter (a worker thread)', () => {
   });
 
   it('answers null at once when the queue is full', async () => {
-    const narrow = new TokenCounter({ maxQueued: 1 });
+    const narrow = new TokenCounter({ ...patient, maxQueued: 1 });
     try {
       const first = narrow.count(prose);
       expect(await narrow.count(prose)).toBeNull();
@@ -74,7 +77,7 @@ describe('TokenCounter (a worker thread)', () => {
   });
 
   it('starts again after close', async () => {
-    const again = new TokenCounter();
+    const again = new TokenCounter(patient);
     expect(await again.count('one two')).toMatchObject({ exact: true });
     await again.close();
     expect(await again.count('one two three')).toEqual({ tokens: countTokens('one two three'), exact: true });

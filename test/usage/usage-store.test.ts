@@ -44,7 +44,8 @@ describe('UsageStore', () => {
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
   /** A store with its writer thread, the messages it logs, and the rows the database holds. */
-  const openThreaded = (flushWaitMs?: number) => {
+  // flush() waits for the writer thread without a deadline a loaded machine could miss (the default is 5 s).
+  const openThreaded = (flushWaitMs = 600_000) => {
     const { dir, db } = open();
     const logs: string[] = [];
     const store = new UsageStore(db, (m) => logs.push(m), { writerThread: true, flushWaitMs });
@@ -91,9 +92,9 @@ describe('UsageStore', () => {
   });
 
   it('with the writer thread: flush() returns with every row readable, a locked database neither blocks nor loses rows, close() saves the rest', async () => {
-    // flush() may wait 200 s for the writer thread, past this test's time limit: it must come back as
-    // soon as the thread says the database refuses writes (were it to wait, the test would time out).
-    const { dir, logs, store, count } = openThreaded(200_000);
+    // flush() may wait 700 s for the writer thread, past the tests' time limit (600 s): it must come
+    // back as soon as the thread says the database refuses writes (were it to wait, the test would time out).
+    const { dir, logs, store, count } = openThreaded(700_000);
     for (let i = 0; i < 3; i++) store.record(row());
     store.flush();
     expect(count()).toBe(3);
