@@ -421,9 +421,6 @@ export class ManagementService {
   }
 
   async usageBreakdown(query: UsageRangeQuery & { group_by?: BreakdownGroup }): Promise<UsageBreakdown> {
-    if (!this.deps.usage.breakdown) {
-      throw new PatchbayError('The usage tables per model, provider and key are not available with this database yet (SQLite only).', { status: 501, type: 'server_error', code: 'not_implemented' });
-    }
     return this.deps.usage.breakdown(this.usageRange(query), query.group_by ?? 'model');
   }
 
@@ -453,12 +450,8 @@ export class ManagementService {
       if (!match) throw new InvalidRequestError("Invalid 'cursor': pass the next_cursor of the previous page unchanged, or leave it out for the first page.", 'cursor');
       cursor = { ts: Number(match[1]), session: match[2] };
     }
-    const reader = this.deps.usage;
-    if (!reader.sessions) {
-      throw new PatchbayError('The Sessions view reads the SQLite usage store; this Patchbay keeps its usage in PostgreSQL, which does not answer it yet.', { status: 501, type: 'server_error', code: 'not_supported' });
-    }
     const filter = { status: query.status, model: query.model, provider: query.provider, keyId: query.key_id, session: query.session };
-    return reader.sessions(this.usageRange(query), filter, query.limit ?? 50, cursor);
+    return this.deps.usage.sessions(this.usageRange(query), filter, query.limit ?? 50, cursor);
   }
 
   async usageRequest(requestId: string): Promise<RequestRow> {

@@ -63,6 +63,8 @@ export async function openPostgresStores(options: { url: string; log: (message: 
       totals: read(queries.totals),
       series: read(queries.series),
       latency: read(queries.latency),
+      breakdown: read(queries.breakdown),
+      sessions: read(queries.sessions),
       requestLog: read(queries.log),
       request: read(queries.request),
       rows: read(queries.rows),

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { BREAKDOWN_ROLLUPS_FROM } from './postgres-usage-rollups.ts';
 
 /** Any 64-bit number only Patchbay takes: replicas starting together migrate one after the other. */
 const MIGRATION_LOCK = 7_316_020_261_126;
@@ -89,6 +90,30 @@ export const POSTGRES_MIGRATIONS: string[] = [
   `ALTER TABLE usage ADD COLUMN adjustments text;`,
   // The label of the provider key that served (issue 22; SQLite's migration 10), never the key itself.
   `ALTER TABLE usage ADD COLUMN provider_key text;`,
+  // Agent sessions (issue 22; SQLite's migration 11), why a request failed and whether a fallback
+  // served it (SQLite's 12), and the Usage page's tables per model and key (SQLite's 13), filled
+  // from the rows already there. Text that the dashboard sorts and pages by (session ids, groups)
+  // is compared byte by byte ("C"), as SQLite does, so both backends page in the same order.
+  `ALTER TABLE usage ADD COLUMN session_id text, ADD COLUMN session_source text, ADD COLUMN agent_id text, ADD COLUMN parent_agent_id text,
+     ADD COLUMN cache_saved_usd double precision NOT NULL DEFAULT 0, ADD COLUMN error_message text, ADD COLUMN fallback smallint NOT NULL DEFAULT 0;
+   CREATE INDEX usage_session_ts ON usage (session_id, ts) WHERE session_id IS NOT NULL;
+   CREATE INDEX usage_status_session ON usage (status, ts, session_id) WHERE session_id IS NOT NULL;
+   CREATE TABLE usage_sessions (
+     session_id text COLLATE "C" NOT NULL, agent_id text COLLATE "C" NOT NULL, day bigint NOT NULL, provider text COLLATE "C" NOT NULL,
+     model text COLLATE "C" NOT NULL, key_id text COLLATE "C" NOT NULL, parent_agent_id text COLLATE "C" NOT NULL, source text COLLATE "C" NOT NULL,
+     first_ts bigint NOT NULL, last_ts bigint NOT NULL, requests bigint NOT NULL, errors bigint NOT NULL, prompt_tokens bigint NOT NULL,
+     completion_tokens bigint NOT NULL, cache_read_tokens bigint NOT NULL, cache_write_tokens bigint NOT NULL, cost_usd double precision NOT NULL,
+     cache_saved_usd double precision NOT NULL,
+     PRIMARY KEY (session_id, agent_id, day, provider, model, key_id));
+   CREATE TABLE usage_breakdown_daily (
+     day bigint NOT NULL, kind text NOT NULL, grp text COLLATE "C" NOT NULL, bucket integer NOT NULL,
+     requests bigint NOT NULL, errors bigint NOT NULL, prompt_tokens bigint NOT NULL, completion_tokens bigint NOT NULL,
+     cache_read_tokens bigint NOT NULL, cost_usd double precision NOT NULL,
+     PRIMARY KEY (day, kind, grp, bucket));
+   CREATE TABLE usage_failed_attempts_daily (
+     day bigint NOT NULL, provider text COLLATE "C" NOT NULL, model text COLLATE "C" NOT NULL, failures bigint NOT NULL,
+     PRIMARY KEY (day, provider, model));
+   ${BREAKDOWN_ROLLUPS_FROM('usage').map((sql) => `${sql};`).join('\n')}`,
 ];
 
 /**
