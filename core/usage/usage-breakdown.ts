@@ -66,16 +66,7 @@ export const breakdownDays = (range: UsageRange): [number, number] => [range.fro
 export const breakdownKind = (groupBy: BreakdownGroup): 'key' | 'model' => (groupBy === 'key' ? 'key' : 'model');
 
 /** usage_breakdown_daily summed over the range's days, per group and latency bucket. */
-export interface BreakdownRollupRow {
-  grp: string;
-  bucket: number;
-  requests: number;
-  errors: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  cache_read_tokens: number;
-  cost_usd: number;
-}
+export type BreakdownRollupRow = { grp: string; bucket: number } & Pick<BreakdownRow, 'requests' | 'errors' | 'prompt_tokens' | 'completion_tokens' | 'cache_read_tokens' | 'cost_usd'>;
 
 /** usage_failed_attempts_daily summed over the range's days (not read per key). */
 export interface FailedAttemptsRow {
