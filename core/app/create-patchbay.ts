@@ -120,7 +120,7 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
   seedHealth(health, await stores.reader.recentAttempts(Date.now() - config.healthWindow.maxAgeMs));
   const interfaces = networkInterfaces();
   const hostGuard = new HostGuard({ allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins, listenHost: host, reachableAt: reachableHostNames(host, interfaces) });
-  const limiter = new KeyLimiter(stores.ledger);
+  const limiter = new KeyLimiter(stores.ledger, Date.now, { rates: stores.rates, capsWhenUnreachable: config.capsWhenDatabaseUnreachable, log });
   const configPath = options.configPath ?? join(options.dataDir, 'config.json');
   connectEvents(events, health, limiter);
   const management = new ManagementService({

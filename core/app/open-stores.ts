@@ -2,6 +2,7 @@ import type { EventHub } from '../events/event-hub.ts';
 import type { BudgetLedger } from '../keys/budget-ledger.ts';
 import { MemoryBudgetLedger } from '../keys/budget-ledger.ts';
 import type { KeyBackend } from '../keys/key-backend.ts';
+import type { SharedRateWindows } from '../keys/shared-rate-windows.ts';
 import { KeyStore } from '../keys/key-store.ts';
 import { SqliteKeyBackend } from '../keys/sqlite-key-backend.ts';
 import { openDatabase, type PatchbayDatabase } from '../usage/open-database.ts';
@@ -16,6 +17,8 @@ export interface Stores {
   usage: UsageSink;
   reader: UsageReader;
   ledger: BudgetLedger;
+  /** Rate limits shared by a team's replicas (PostgreSQL); absent on SQLite, whose windows are the process's own. */
+  rates?: SharedRateWindows;
   /** The SQLite objects themselves (tests and the benchmark read the file); null on PostgreSQL. */
   sqlite: { db: PatchbayDatabase; keys: KeyStore; usage: UsageStore } | null;
   /** Commits queued usage rows and closes the connections. */

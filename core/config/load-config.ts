@@ -56,6 +56,8 @@ export interface PatchbayConfig {
   revision: number;
   /** Routing paused from the tray or dashboard: /v1 requests get a 503 until resumed. Not saved: a restart resumes. */
   paused: boolean;
+  /** keys.capsWhenDatabaseUnreachable: capped keys while PostgreSQL is away, refused (closed, the default) or admitted unchecked (open). */
+  capsWhenDatabaseUnreachable: 'closed' | 'open';
   /** agents: the profiles `patchbay claude` and `patchbay codex` start the agents with. */
   agents: AgentProfiles;
 }
@@ -179,6 +181,7 @@ function resolveConfig(file: PatchbayConfigFile, path: string | null): PatchbayC
     revision: 0,
     paused: false,
     agents: file.agents ?? {},
+    capsWhenDatabaseUnreachable: file.keys?.capsWhenDatabaseUnreachable ?? 'closed',
   };
 }
 
