@@ -20,6 +20,7 @@ import { announceServer, lockDataDir, type DataDirLock } from './data-dir-lock.t
 import { reachableHostNames, resolveListenAddresses } from './listen-addresses.ts';
 import { seedHealth } from '../routing/seed-health.ts';
 import { KeychainSecretStore } from '../secrets/keychain-secret-store.ts';
+import { readSecretsFile } from '../secrets/read-secrets-file.ts';
 import { closeTokenCounter } from '../tokens/count-tokens.ts';
 import type { PatchbayDatabase } from '../usage/open-database.ts';
 import type { UsageStore } from '../usage/usage-store.ts';
@@ -39,6 +40,8 @@ export interface PatchbayOptions {
   port?: number;
   /** Environment for provider secrets; tests pass their own so they never read the developer's. */
   env?: NodeJS.ProcessEnv;
+  /** A server's provider secrets file (`--secrets-file`, PATCHBAY_SECRETS_FILE): NAME=value lines, mode 600 checked before anything starts. */
+  secretsFile?: string;
   /** Keychain service name the provider secrets are stored under (tests use their own). */
   keychainService?: string;
   /** How long a shutdown waits for in-flight requests before cutting them (default SHUTDOWN_GRACE_MS). */
@@ -91,19 +94,21 @@ export interface Patchbay {
 /** The one composition root: the CLI, the desktop app and every integration test start Patchbay here. */
 export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay> {
   const log = options.log ?? ((message: string) => console.error(message));
+  // First: a secrets file others can read stops the start before anything is opened.
+  const fileSecrets = options.secretsFile ? readSecretsFile(options.secretsFile) : null;
   const config = loadConfigFile(options.configPath ?? join(options.dataDir, 'config.json'), { required: options.configPath !== undefined });
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   // Before anything opens the database: one data dir, one server.
   const lock = lockDataDir(options.dataDir);
   try {
-    return await startPatchbay(options, log, config, lock);
+    return await startPatchbay(options, log, config, lock, fileSecrets);
   } catch (error) {
     lock.release();
     throw error;
   }
 }
 
-async function startPatchbay(options: PatchbayOptions, log: (message: string) => void, config: PatchbayConfig, lock: DataDirLock): Promise<Patchbay> {
+async function startPatchbay(options: PatchbayOptions, log: (message: string) => void, config: PatchbayConfig, lock: DataDirLock, fileSecrets: Record<string, string> | null): Promise<Patchbay> {
   const permissionsNotice = tightenPermissions(options.dataDir);
   if (permissionsNotice) log(permissionsNotice);
   const host = options.host ?? config.host;
@@ -111,7 +116,9 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
   const events = new EventHub();
   const stores = await openStores({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, log, events });
   const { keys, usage } = stores;
-  const secrets = new KeychainSecretStore(options.env ?? process.env, options.keychainService);
+  // The secrets file's variables, under the environment's (a variable set in the environment wins, as with dotenv).
+  const secrets = new KeychainSecretStore({ ...fileSecrets, ...(options.env ?? process.env) }, options.keychainService);
+  if (fileSecrets) log(`Provider secrets from ${options.secretsFile}: ${Object.keys(fileSecrets).join(', ') || 'none'}.`);
   const keychainNotice = secrets.unavailableNotice();
   if (keychainNotice) log(keychainNotice);
   // Pass-through ids (any model of a user-defined provider) are not in the catalog: their health expires.
