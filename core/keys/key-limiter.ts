@@ -183,7 +183,10 @@ export class KeyLimiter {
             // The config chose availability over the cap: admitted unchecked, counted and logged.
             this.admittedUncapped++;
             this.noteUnreachable(error, 'capped keys are admitted without their cap check meanwhile (keys.capsWhenDatabaseUnreachable is "open")');
-            return this.admitRate(key, estimate, headers, this.clock(), null);
+            // No hold to settle, but the month's spend must still count once the database is back.
+            const monthStart = startOfMonth(now);
+            const charged: Reservation = { settle: (actual) => this.ledger.charge?.(key, actual, monthStart), release: () => undefined };
+            return this.admitRate(key, estimate, headers, this.clock(), charged);
           }
           this.noteUnreachable(error, 'capped keys are refused with 503 cap_unavailable meanwhile (keys.capsWhenDatabaseUnreachable is "closed", the default)');
           // The caps cannot be checked (PostgreSQL is away): a capped key fails closed, with a retryable 503.
