@@ -2,6 +2,9 @@ import type pg from 'pg';
 import type { ApiKeyRecord } from '../keys/key-store.ts';
 import type { SharedRateResult, SharedRateWindows } from '../keys/shared-rate-windows.ts';
 
+const SWEEP_MS = 60_000;
+const SWEEP = 'DELETE FROM key_rate_buckets WHERE second < floor(extract(epoch FROM clock_timestamp()))::bigint - 60';
+
 interface AdmitRow {
   admitted: boolean;
   second: number;
@@ -22,10 +25,14 @@ export class PostgresRateWindows implements SharedRateWindows {
   private readonly pool: pg.Pool;
   private readonly log: (message: string) => void;
   private readonly running = new Set<Promise<unknown>>();
+  private readonly sweeper: NodeJS.Timeout;
 
   constructor(pool: pg.Pool, log: (message: string) => void) {
     this.pool = pool;
     this.log = log;
+    // Each admission drops its own key's old buckets; this drops those of keys that went quiet.
+    this.sweeper = setInterval(() => void this.pool.query(SWEEP).catch(() => undefined), SWEEP_MS);
+    this.sweeper.unref();
   }
 
   async admit(key: ApiKeyRecord, tokens: number): Promise<SharedRateResult> {
@@ -44,6 +51,7 @@ export class PostgresRateWindows implements SharedRateWindows {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.sweeper);
     await Promise.all(this.running);
   }
 }
