@@ -102,6 +102,23 @@ describe('rate limits shared by replicas on one PostgreSQL', () => {
     expect(rows[0].n).toBe(0);
   }, 60_000);
 
+  it('one shared-window admission is one round trip (its time measured and printed, not asserted)', async () => {
+    const created = await replicas[0].patchbay.management.createKey({ name: 'rpm-timed', rpm_limit: 1_000_000, tpm_limit: 1_000_000_000 });
+    const key = (await replicas[0].patchbay.stores.keys.get(created.key.id))!;
+    const rates = replicas[0].patchbay.stores.rates!;
+    const times: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const started = performance.now();
+      const result = await rates.admit(key, 20);
+      times.push(performance.now() - started);
+      expect(result.admitted).toBe(true);
+    }
+    times.sort((a, b) => a - b);
+    const { rows } = await db.query('SELECT sum(requests)::int AS requests, sum(tokens)::int AS tokens FROM key_rate_buckets WHERE key_id = $1', [key.id]);
+    expect(rows[0]).toEqual({ requests: 200, tokens: 4_000 });
+    console.log(`[rate-limits] patchbay_rate_admit, 200 sequential calls from one replica: p50 ${times[100].toFixed(2)} ms, p90 ${times[180].toFixed(2)} ms (load average ${(await import('node:os')).loadavg()[0].toFixed(1)})`);
+  }, 60_000);
+
   it('sustained load for 62 s through all replicas: no 60 s span holds more than rpm_limit answered requests (measured)', async () => {
     const rpm = 20;
     const { secret, key } = await replicas[0].patchbay.management.createKey({ name: 'rpm-sustained', rpm_limit: rpm });
