@@ -25,6 +25,8 @@ export class PostgresRateWindows implements SharedRateWindows {
   private readonly pool: pg.Pool;
   private readonly log: (message: string) => void;
   private readonly running = new Set<Promise<unknown>>();
+  /** Per key, the last admission this replica sent: the next waits for it (see `admit`). */
+  private readonly queues = new Map<string, Promise<unknown>>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(pool: pg.Pool, log: (message: string) => void) {
@@ -35,7 +37,23 @@ export class PostgresRateWindows implements SharedRateWindows {
     this.sweeper.unref();
   }
 
-  async admit(key: ApiKeyRecord, tokens: number): Promise<SharedRateResult> {
+  /**
+   * One admission per key at a time from this replica: a burst on one key waits here, not on the
+   * key's advisory lock holding a pool connection each, so other keys' caps, windows and usage
+   * rows keep their connections. At most one connection per replica waits on a key's lock.
+   */
+  admit(key: ApiKeyRecord, tokens: number): Promise<SharedRateResult> {
+    const previous = this.queues.get(key.id);
+    const run = previous ? previous.then(() => this.admitNow(key, tokens)) : this.admitNow(key, tokens);
+    const settled = run.catch(() => undefined);
+    this.queues.set(key.id, settled);
+    void settled.then(() => {
+      if (this.queues.get(key.id) === settled) this.queues.delete(key.id);
+    });
+    return run;
+  }
+
+  private async admitNow(key: ApiKeyRecord, tokens: number): Promise<SharedRateResult> {
     const { rows } = await this.pool.query<AdmitRow>('SELECT * FROM patchbay_rate_admit($1, $2, $3, $4)', [key.id, key.rpmLimit, key.tpmLimit, tokens]);
     const row = rows[0];
     return { admitted: row.admitted, requests: row.used_requests, tokens: row.used_tokens, retryMs: Math.max(0, row.retry_ms), bucket: row.second };
