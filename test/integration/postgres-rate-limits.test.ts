@@ -92,6 +92,24 @@ describe('rate limits shared by replicas on one PostgreSQL', () => {
     console.log(`[rate-limits] tpm ${tpm}, 90 concurrent (max_tokens 20) over 3 replicas: ${answered.length} answered using ${spent} tokens, ${refused.length} refused`);
   }, 120_000);
 
+  it('a key with a cap and an rpm limit: the requests the limit refuses give their cap reservation back', async () => {
+    const rpm = 5;
+    const { secret, key } = await replicas[2].patchbay.management.createKey({ name: 'cap-and-rpm', rpm_limit: rpm, monthly_token_cap: 1_000_000 });
+    await known(secret);
+    const { answered, refused } = await spread(secret, 15);
+    expect(answered.length).toBe(rpm);
+    for (const error of refused) expect(error).toMatchObject({ status: 429, code: 'rate_limit_exceeded' });
+    const spent = answered.reduce((sum, a) => sum + a.data.usage!.total_tokens, 0);
+    let budget: { used: number; reserved: number } | undefined;
+    for (let i = 0; i < 100; i++) {
+      budget = (await db.query('SELECT used_tokens::int AS used, reserved_tokens::int AS reserved FROM key_budgets WHERE key_id = $1', [key.id])).rows[0];
+      if (budget?.reserved === 0 && budget.used === spent) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(budget).toEqual({ used: spent, reserved: 0 });
+    expect((await db.query('SELECT count(*)::int AS n FROM budget_reservations WHERE key_id = $1', [key.id])).rows[0].n).toBe(0);
+  }, 60_000);
+
   it('a key without limits or caps never touches the rate windows (no database round trip on its hot path)', async () => {
     const { secret, key } = await replicas[2].patchbay.management.createKey({ name: 'unlimited' });
     await known(secret);
