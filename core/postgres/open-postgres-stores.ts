@@ -70,6 +70,7 @@ export async function openPostgresStores(options: { url: string; log: (message: 
     },
     ledger,
     sqlite: null,
+    postgres: { pool, url: options.url, replica },
     async close() {
       await usage.close();
       await ledger.close();

@@ -89,6 +89,19 @@ export const POSTGRES_MIGRATIONS: string[] = [
   `ALTER TABLE usage ADD COLUMN adjustments text;`,
   // The label of the provider key that served (issue 22; SQLite's migration 10), never the key itself.
   `ALTER TABLE usage ADD COLUMN provider_key text;`,
+  // Issue 23: what the dashboard and CLI change, shared by the replicas (core/postgres/postgres-config-store.ts),
+  // and the dashboard's sign-in codes and sessions (core/postgres/postgres-session-store.ts), as SHA-256 hashes only.
+  `CREATE TABLE gateway_config (
+     id smallint PRIMARY KEY CHECK (id = 1),
+     revision bigint NOT NULL,
+     -- JSON of config.json's shared sections (routing, providers, usage), text to keep the order written.
+     shared text NOT NULL,
+     paused boolean NOT NULL DEFAULT false,
+     updated_at timestamptz NOT NULL DEFAULT now());
+   CREATE TABLE dashboard_codes (code_hash text PRIMARY KEY, expires_at bigint NOT NULL);
+   CREATE TABLE dashboard_sessions (
+     id_hash text PRIMARY KEY, token_hash text NOT NULL,
+     created_at bigint NOT NULL, last_seen bigint NOT NULL);`,
 ];
 
 /**
