@@ -20,15 +20,18 @@ export interface ChannelHandler {
 export class PostgresListener {
   private readonly url: string;
   private readonly log: (message: string) => void;
+  private readonly name: string;
   private readonly channels = new Map<string, ChannelHandler>();
   private client: pg.Client | null = null;
   private closed = false;
   private down = false;
   private reconnecting = false;
 
-  constructor(url: string, log: (message: string) => void) {
+  /** `name`: the connection's application_name (pg_stat_activity shows whose it is). */
+  constructor(url: string, log: (message: string) => void, name = 'patchbay settings') {
     this.url = url;
     this.log = log;
+    this.name = name;
   }
 
   /** Adds a channel; call before start(). */
@@ -37,7 +40,7 @@ export class PostgresListener {
   }
 
   async start(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url });
+    const client = new pg.Client({ connectionString: this.url, application_name: this.name });
     client.on('notification', (message) => {
       const handler = this.channels.get(message.channel);
       if (handler && message.payload !== undefined) handler.notify(message.payload);
