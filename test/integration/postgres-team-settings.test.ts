@@ -141,4 +141,128 @@ describe('replicas on one PostgreSQL share the config, the dashboard sign-in and
     await new Promise((resolve) => setTimeout(resolve, 200));
     for (const replica of [a, b]) expect(replica.patchbay.config.aliases.has('broken')).toBe(false);
   });
+
+  /** One HTTP call with exactly these headers (as the dashboard page sends them), through a round-robin proxy's eyes: any replica. */
+  const call = async (replica: TestPatchbay, method: string, path: string, headers: Record<string, string>, body?: unknown) => {
+    const response = await fetch(`${replica.patchbay.url}${path}`, {
+      method,
+      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, cookie: response.headers.get('set-cookie'), text: await response.text() };
+  };
+
+  it('signed in through A, the session works on B; signed out on B, A refuses it; codes and sessions stored only as hashes', async () => {
+    const [a, b] = replicas;
+    // The link printed by A; the sign-in itself lands on B (a round-robin proxy in front).
+    const code = new URL(await a.patchbay.signInLink()).hash.replace(/^#code=/, '');
+    const signedIn = await call(b, 'POST', '/api/session', { origin: b.patchbay.url }, { code });
+    expect(signedIn.status, signedIn.text).toBe(200);
+    const cookie = signedIn.cookie!.split(';')[0];
+    const token = (JSON.parse(signedIn.text) as { token: string }).token;
+    expect(signedIn.cookie).toContain('HttpOnly');
+    // Single use across replicas: the same code on A is refused.
+    expect((await call(a, 'POST', '/api/session', { origin: a.patchbay.url }, { code })).status).toBe(401);
+
+    const session = { cookie, 'x-patchbay-session': token };
+    for (const replica of [a, b]) expect((await call(replica, 'GET', '/api/keys', session)).status).toBe(200);
+    // Either half alone opens nothing, on any replica.
+    expect((await call(a, 'GET', '/api/keys', { cookie })).status).toBe(401);
+    expect((await call(a, 'GET', '/api/keys', { 'x-patchbay-session': token })).status).toBe(401);
+    expect((await call(a, 'GET', '/api/keys', { cookie, 'x-patchbay-session': 'x'.repeat(43) })).status).toBe(401);
+
+    const admin = new pg.Client({ connectionString: databaseUrl });
+    await admin.connect();
+    try {
+      const stored = JSON.stringify((await admin.query('SELECT * FROM dashboard_sessions')).rows) + JSON.stringify((await admin.query('SELECT * FROM dashboard_codes')).rows);
+      for (const secret of [code, cookie.split('=')[1], token]) expect(stored).not.toContain(secret);
+    } finally {
+      await admin.end();
+    }
+
+    expect((await call(b, 'DELETE', '/api/session', { ...session, origin: b.patchbay.url })).status).toBe(204);
+    for (const replica of [a, b]) expect((await call(replica, 'GET', '/api/keys', session)).status).toBe(401);
+  });
+
+  it("a sign-in code expires on every replica, and an expired session is refused everywhere", async () => {
+    const [a, b] = replicas;
+    // Codes made on A 11 minutes ago (the store's clock is the replicas' own; the row says when it ends).
+    const admin = new pg.Client({ connectionString: databaseUrl });
+    await admin.connect();
+    try {
+      const code = new URL(await a.patchbay.signInLink()).hash.replace(/^#code=/, '');
+      await admin.query('UPDATE dashboard_codes SET expires_at = $1', [Date.now() - 60_000]);
+      expect((await call(b, 'POST', '/api/session', { origin: b.patchbay.url }, { code })).status).toBe(401);
+      const fresh = new URL(await a.patchbay.signInLink()).hash.replace(/^#code=/, '');
+      const signedIn = await call(b, 'POST', '/api/session', { origin: b.patchbay.url }, { code: fresh });
+      const session = { cookie: signedIn.cookie!.split(';')[0], 'x-patchbay-session': (JSON.parse(signedIn.text) as { token: string }).token };
+      expect((await call(a, 'GET', '/api/keys', session)).status).toBe(200);
+      // Idle past its limit (12 h), as another replica's clock would see it.
+      await admin.query('UPDATE dashboard_sessions SET last_seen = $1', [Date.now() - 13 * 3_600_000]);
+      expect((await call(a, 'GET', '/api/keys', session)).status).toBe(401);
+      expect((await call(b, 'GET', '/api/keys', session)).status).toBe(401);
+    } finally {
+      await admin.end();
+    }
+  });
+
+  it("the live events on A show the requests B served (and B's own tab sees A's), with no secret in them", async () => {
+    const [a, b] = replicas;
+    const tabs = await Promise.all([a, b].map((replica) => openEvents(replica)));
+    try {
+      const servedByB = await chat(b, 'gpt-4o-mini');
+      const answeredAt = performance.now();
+      const onA = await tabs[0].waitFor((e) => e.event === 'request' && e.data.request_id === servedByB.requestId);
+      record('request answered on B -> its event on A', performance.now() - answeredAt);
+      const servedByA = await chat(a, 'gpt-4o-mini');
+      const onB = await tabs[1].waitFor((e) => e.event === 'request' && e.data.request_id === servedByA.requestId);
+      expect(onA.data).toMatchObject({ provider: 'openai', model: 'gpt-4o-mini', status: 200 });
+      expect(onB.data).toMatchObject({ provider: 'openai', status: 200 });
+      // Each request shows once per tab: a replica's own events are not echoed back to it.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(tabs[0].events.filter((e) => e.data.request_id === servedByA.requestId).length).toBe(1);
+      expect(tabs[0].events.filter((e) => e.data.request_id === servedByB.requestId).length).toBe(1);
+      const everything = JSON.stringify(tabs.map((t) => t.events));
+      for (const secret of [...Object.values(KEYS), a.key, b.key, a.patchbay.adminToken]) expect(everything).not.toContain(secret);
+    } finally {
+      for (const tab of tabs) tab.close();
+    }
+  });
 });
+
+interface SseEvent {
+  event: string;
+  data: Record<string, unknown>;
+}
+
+/** A dashboard tab reading GET /api/events on one replica: collects every event, and can wait for one. */
+async function openEvents(replica: TestPatchbay) {
+  const controller = new AbortController();
+  const response = await fetch(`${replica.patchbay.url}/api/events`, { headers: { authorization: `Bearer ${replica.patchbay.adminToken}` }, signal: controller.signal });
+  expect(response.status).toBe(200);
+  const events: SseEvent[] = [];
+  let text = '';
+  void (async () => {
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of response.body!) {
+        text += decoder.decode(chunk as Uint8Array, { stream: true });
+        let end: number;
+        while ((end = text.indexOf('\n\n')) >= 0) {
+          const frame = text.slice(0, end);
+          text = text.slice(end + 2);
+          const name = /^event: (.*)$/m.exec(frame)?.[1];
+          const data = /^data: (.*)$/m.exec(frame)?.[1];
+          if (name && data !== undefined) events.push({ event: name, data: JSON.parse(data) as Record<string, unknown> });
+        }
+      }
+    } catch {
+      // Aborted by the test.
+    }
+  })();
+  const waitFor = async (test: (e: SseEvent) => boolean) => {
+    await until(() => events.some(test), 'the event');
+    return events.find(test)!;
+  };
+  return { events, waitFor, close: () => controller.abort() };
+}
