@@ -13,10 +13,10 @@ const LLAMA = 'llama-3.3-70b';
 const WAIT_MS = 10_000;
 
 /** Polls (no I/O on the replica) until `done` holds; returns the ms it took. */
-async function until(done: () => boolean, what: string): Promise<number> {
+async function until(done: () => boolean, what: string, ms = WAIT_MS): Promise<number> {
   const started = performance.now();
   while (!done()) {
-    if (performance.now() - started > WAIT_MS) throw new Error(`${what}: not within ${WAIT_MS} ms`);
+    if (performance.now() - started > ms) throw new Error(`${what}: not within ${ms} ms`);
     await new Promise((resolve) => setImmediate(resolve));
   }
   return performance.now() - started;
@@ -208,24 +208,43 @@ describe('replicas on one PostgreSQL share the config, the dashboard sign-in and
 
   it("the live events on A show the requests B served (and B's own tab sees A's), with no secret in them", async () => {
     const [a, b] = replicas;
+    // What goes over the channel, as any client of the database could see it.
+    const wire = new pg.Client({ connectionString: databaseUrl });
+    const payloads: string[] = [];
+    await wire.connect();
+    wire.on('notification', (message) => payloads.push(message.payload ?? ''));
+    await wire.query('LISTEN patchbay_events');
+    // No dashboard open anywhere: the replicas publish nothing.
+    await Promise.all([chat(a, 'gpt-4o-mini'), chat(b, 'gpt-4o-mini')]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(payloads).toEqual([]);
     const tabs = await Promise.all([a, b].map((replica) => openEvents(replica)));
     try {
-      const servedByB = await chat(b, 'gpt-4o-mini');
-      const answeredAt = performance.now();
-      const onA = await tabs[0].waitFor((e) => e.event === 'request' && e.data.request_id === servedByB.requestId);
-      record('request answered on B -> its event on A', performance.now() - answeredAt);
-      const servedByA = await chat(a, 'gpt-4o-mini');
-      const onB = await tabs[1].waitFor((e) => e.event === 'request' && e.data.request_id === servedByA.requestId);
+      // Opening a tab makes its replica announce it through PostgreSQL; the others publish from when they hear it.
+      const crossing = async (from: TestPatchbay, tab: (typeof tabs)[number]) => {
+        for (let attempt = 0; attempt < 20; attempt++) {
+          const served = await chat(from, 'gpt-4o-mini');
+          const answeredAt = performance.now();
+          const seen = await tab.waitFor((e) => e.event === 'request' && e.data.request_id === served.requestId, 1_000).catch(() => undefined);
+          if (seen) return { served, seen, ms: performance.now() - answeredAt };
+        }
+        throw new Error('no request crossed between the replicas');
+      };
+      const { served: servedByB, seen: onA, ms } = await crossing(b, tabs[0]);
+      record('request answered on B -> its event on A', ms);
+      const { served: servedByA, seen: onB } = await crossing(a, tabs[1]);
       expect(onA.data).toMatchObject({ provider: 'openai', model: 'gpt-4o-mini', status: 200 });
       expect(onB.data).toMatchObject({ provider: 'openai', status: 200 });
       // Each request shows once per tab: a replica's own events are not echoed back to it.
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(tabs[0].events.filter((e) => e.data.request_id === servedByA.requestId).length).toBe(1);
       expect(tabs[0].events.filter((e) => e.data.request_id === servedByB.requestId).length).toBe(1);
-      const everything = JSON.stringify(tabs.map((t) => t.events));
+      for (const payload of payloads) expect(Buffer.byteLength(payload)).toBeLessThan(8_000);
+      const everything = JSON.stringify(tabs.map((t) => t.events)) + payloads.join('\n');
       for (const secret of [...Object.values(KEYS), a.key, b.key, a.patchbay.adminToken]) expect(everything).not.toContain(secret);
     } finally {
       for (const tab of tabs) tab.close();
+      await wire.end();
     }
   });
 });
@@ -260,8 +279,8 @@ async function openEvents(replica: TestPatchbay) {
       // Aborted by the test.
     }
   })();
-  const waitFor = async (test: (e: SseEvent) => boolean) => {
-    await until(() => events.some(test), 'the event');
+  const waitFor = async (test: (e: SseEvent) => boolean, ms = WAIT_MS) => {
+    await until(() => events.some(test), 'the event', ms);
     return events.find(test)!;
   };
   return { events, waitFor, close: () => controller.abort() };
