@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { ConfigStore, LiveSettings } from '../config/config-store.ts';
 import { parseConfig, type PatchbayConfig } from '../config/load-config.ts';
+import { databaseUnavailable } from './database-unavailable.ts';
 import type { PostgresListener } from './postgres-listener.ts';
 
 /** Every replica listens here; the payload is the new revision. */
@@ -85,10 +86,15 @@ export class PostgresConfigStore implements ConfigStore {
         ]);
         await client.query('SELECT pg_notify($1, $2)', [CONFIG_CHANNEL, String(updated.rows[0].revision)]);
         return { next, revision: updated.rows[0].revision };
-      }).then(({ next, revision }) => {
-        this.revision = revision;
-        return next;
-      }),
+      }).then(
+        ({ next, revision }) => {
+          this.revision = revision;
+          return next;
+        },
+        (error: unknown) => {
+          throw databaseUnavailable(error, 'Cannot save the config change (no replica applied it)');
+        },
+      ),
     );
   }
 
@@ -99,7 +105,9 @@ export class PostgresConfigStore implements ConfigStore {
         `WITH changed AS (UPDATE gateway_config SET paused = $1, revision = revision + 1, updated_at = now() WHERE id = 1 RETURNING revision)
          SELECT revision, pg_notify($2, revision::text) FROM changed`,
         [paused, CONFIG_CHANNEL],
-      );
+      ).catch((error: unknown) => {
+        throw databaseUnavailable(error, `Cannot ${paused ? 'pause' : 'resume'} the team's replicas`);
+      });
       this.revision = result.rows[0].revision;
     });
   }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type pg from 'pg';
-import { PatchbayError } from '../errors/patchbay-error.ts';
+import { databaseUnavailable } from './database-unavailable.ts';
 import { GLOBAL_SOURCE, hashSecret, SIGN_IN_DEFAULTS, SignInThrottle, type DashboardSessionOptions, type DashboardSignIn, type SessionSecrets } from '../http/dashboard-sessions.ts';
 
 /** A session's last use is written at most this often (its idle limit is hours): not one write per dashboard call. */
@@ -44,6 +44,10 @@ export class PostgresDashboardSessions implements DashboardSignIn {
   }
 
   async createCode(): Promise<{ code: string; expiresAt: number }> {
+    return this.guard('Cannot make a sign-in code', () => this.makeCode());
+  }
+
+  private async makeCode(): Promise<{ code: string; expiresAt: number }> {
     const now = this.now();
     const code = randomBytes(16).toString('base64url');
     const expiresAt = now + this.codeTtlMs;
@@ -58,6 +62,10 @@ export class PostgresDashboardSessions implements DashboardSignIn {
   }
 
   async redeemCode(code: unknown, source: object = GLOBAL_SOURCE): Promise<SessionSecrets> {
+    return this.guard('Cannot sign in', () => this.redeem(code, source));
+  }
+
+  private async redeem(code: unknown, source: object): Promise<SessionSecrets> {
     const hash = typeof code === 'string' && code.length > 0 && code.length <= 256 ? hashSecret(code) : '';
     const taken = hash ? (await this.pool.query<{ expires_at: number }>('DELETE FROM dashboard_codes WHERE code_hash = $1 RETURNING expires_at', [hash])).rows[0] : undefined;
     const now = this.now();
@@ -82,14 +90,13 @@ export class PostgresDashboardSessions implements DashboardSignIn {
   }
 
   async check(id: string, token: string | undefined): Promise<boolean> {
+    return this.guard('The dashboard cannot check its session', () => this.checkRow(id, token));
+  }
+
+  private async checkRow(id: string, token: string | undefined): Promise<boolean> {
     if (typeof token !== 'string' || token.length === 0 || token.length > 256 || id.length === 0 || id.length > 256) return false;
     const hash = hashSecret(id);
-    let row: SessionRow | undefined;
-    try {
-      row = (await this.pool.query<SessionRow>('SELECT token_hash, created_at, last_seen FROM dashboard_sessions WHERE id_hash = $1', [hash])).rows[0];
-    } catch (error) {
-      throw unavailable(error);
-    }
+    const row = (await this.pool.query<SessionRow>('SELECT token_hash, created_at, last_seen FROM dashboard_sessions WHERE id_hash = $1', [hash])).rows[0];
     if (!row) return false;
     const stored = Buffer.from(row.token_hash, 'base64url');
     const presented = createHash('sha256').update(token).digest();
@@ -104,15 +111,15 @@ export class PostgresDashboardSessions implements DashboardSignIn {
   }
 
   async end(id: string): Promise<void> {
-    await this.pool.query('DELETE FROM dashboard_sessions WHERE id_hash = $1', [hashSecret(id)]);
+    await this.guard('Cannot sign out', () => this.pool.query('DELETE FROM dashboard_sessions WHERE id_hash = $1', [hashSecret(id)]));
   }
-}
 
-/** The database is away: the dashboard is told so (503), never that its session is gone. */
-function unavailable(error: unknown): PatchbayError {
-  return new PatchbayError(`The dashboard cannot check its session: PostgreSQL does not answer (${(error as Error).message}). Try again in a moment.`, {
-    status: 503,
-    type: 'api_error',
-    code: 'database_unavailable',
-  });
+  /** A database error is a 503 saying what could not be done (the dashboard is never told its session is gone when it is not). */
+  private async guard<T>(what: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw databaseUnavailable(error, what);
+    }
+  }
 }

@@ -247,6 +247,39 @@ describe('replicas on one PostgreSQL share the config, the dashboard sign-in and
       await wire.end();
     }
   });
+  it('while PostgreSQL is away a change is refused with a 503 and changes nothing; once back, changes reach every replica again', async () => {
+    const [a, b] = replicas;
+    const before = a.patchbay.config.strategy;
+    await cluster.stopServer();
+    try {
+      const refused = await fetch(`${a.patchbay.url}/api/routing`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${a.patchbay.adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ strategy: 'latency' }),
+      });
+      expect(refused.status).toBe(503);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('database_unavailable');
+      for (const replica of [a, b]) expect(replica.patchbay.config.strategy).toBe(before);
+      // /v1 goes on routing with the config each replica has.
+      expect(await chat(b, 'gpt-4o-mini')).toMatchObject({ provider: 'openai' });
+    } finally {
+      await cluster.startServer();
+    }
+    // The first calls after the restart may meet the pool's dropped connections: a person would retry.
+    const started = performance.now();
+    for (;;) {
+      const answer = await fetch(`${b.patchbay.url}/api/routing`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${b.patchbay.adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ strategy: 'latency' }),
+      });
+      if (answer.status === 200) break;
+      expect(answer.status).toBe(503);
+      if (performance.now() - started > 20_000) throw new Error('PostgreSQL did not come back');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    record('after a PostgreSQL restart: strategy set on B -> in force on A', await until(() => a.patchbay.config.strategy === 'latency', 'strategy after restart', 20_000));
+  }, 60_000);
 });
 
 interface SseEvent {
