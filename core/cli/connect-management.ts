@@ -42,6 +42,8 @@ export interface ManagementConnection {
   management: Management;
   /** "server" when a running Patchbay answered, "offline" when the CLI works on the data dir itself. */
   mode: 'server' | 'offline';
+  /** Offline on a team's PostgreSQL (PATCHBAY_DATABASE_URL): a routing change or pause reaches every running replica. */
+  team?: boolean;
   /** Awaited: a PostgreSQL pool left open would keep the CLI running. */
   close(): void | Promise<void>;
 }
@@ -106,6 +108,7 @@ export async function connectManagement(values: { 'data-dir'?: string; config?: 
   return {
     management,
     mode: 'offline',
+    team: team !== null,
     close: async () => {
       await team?.close();
       if (postgres) await postgres.close();

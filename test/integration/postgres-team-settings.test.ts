@@ -1,6 +1,10 @@
 import OpenAI from 'openai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../core/cli/run-cli.ts';
 import { GroqEmulator } from '../emulators/groq-emulator.ts';
 import { OpenAiEmulator } from '../emulators/openai-emulator.ts';
 import { TogetherEmulator } from '../emulators/together-emulator.ts';
@@ -247,6 +251,29 @@ describe('replicas on one PostgreSQL share the config, the dashboard sign-in and
       await wire.end();
     }
   });
+  it('the CLI on a machine with no replica running (PATCHBAY_DATABASE_URL) changes the strategy and pauses every replica', async () => {
+    const [a, b] = replicas;
+    const dataDir = mkdtempSync(join(tmpdir(), 'patchbay-team-cli-'));
+    const run = async (args: string[]) => {
+      let out = '';
+      let err = '';
+      const code = await runCli(args, { out: (t) => (out += t), err: (t) => (err += t), env: { PATCHBAY_DATABASE_URL: databaseUrl, PATCHBAY_KEYCHAIN_SERVICE: `patchbay-test-team-cli-${process.pid}` } });
+      return { code, out, err };
+    };
+    try {
+      expect(await run(['routing', 'strategy', 'availability', '--data-dir', dataDir])).toMatchObject({ code: 0 });
+      await until(() => a.patchbay.config.strategy === 'availability' && b.patchbay.config.strategy === 'availability', 'strategy from the CLI');
+      expect(await run(['routing', 'pause', '--data-dir', dataDir])).toMatchObject({ code: 0 });
+      await until(() => a.patchbay.config.paused && b.patchbay.config.paused, 'pause from the CLI');
+      expect(await failure(a, 'gpt-4o-mini')).toMatchObject({ status: 503, code: 'routing_paused' });
+      expect(await run(['routing', 'resume', '--data-dir', dataDir])).toMatchObject({ code: 0 });
+      await until(() => !a.patchbay.config.paused && !b.patchbay.config.paused, 'resume from the CLI');
+      expect(await chat(a, 'gpt-4o-mini')).toMatchObject({ provider: 'openai' });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('while PostgreSQL is away a change is refused with a 503 and changes nothing; once back, changes reach every replica again', async () => {
     const [a, b] = replicas;
     const before = a.patchbay.config.strategy;
