@@ -10,7 +10,8 @@ export const CONFIG_CHANNEL = 'patchbay_config';
 /**
  * The config file's sections that a team's replicas share (what the management API writes:
  * strategy, weights, fallback chains, aliases, providers and their models; and the usage settings).
- * The rest (`server`: listen address, allowedHosts, timeouts; `agents`) stays each replica's own.
+ * The rest (`server`: listen address, allowedHosts, timeouts; `agents`) stays each replica's own,
+ * and so do the providers' `headers`, which may carry a credential.
  */
 export const SHARED_SECTIONS = ['routing', 'providers', 'usage'] as const;
 
@@ -139,9 +140,17 @@ export class PostgresConfigStore implements ConfigStore {
   private merge(shared: string): Record<string, unknown> {
     const raw: Record<string, unknown> = structuredClone(this.fileRaw);
     const stored = JSON.parse(shared) as Record<string, unknown>;
+    const fileProviders = isObject(this.fileRaw.providers) ? this.fileRaw.providers : {};
     for (const name of SHARED_SECTIONS) {
       if (name in stored) raw[name] = stored[name];
       else delete raw[name];
+    }
+    // Each provider's headers stay this replica's own (from its file).
+    if (isObject(raw.providers)) {
+      for (const [name, provider] of Object.entries(raw.providers)) {
+        const own = fileProviders[name];
+        if (isObject(provider) && isObject(own) && own.headers !== undefined) provider.headers = structuredClone(own.headers);
+      }
     }
     return raw;
   }
@@ -170,9 +179,19 @@ export class PostgresConfigStore implements ConfigStore {
   }
 }
 
+/** The sections the team shares, less each provider's `headers` (they may carry a credential: never stored in PostgreSQL). */
 function sharedPart(raw: Record<string, unknown>): Record<string, unknown> {
   const shared: Record<string, unknown> = {};
   for (const name of SHARED_SECTIONS) if (raw[name] !== undefined) shared[name] = raw[name];
+  if (isObject(shared.providers)) {
+    shared.providers = Object.fromEntries(
+      Object.entries(shared.providers).map(([name, provider]) => {
+        if (!isObject(provider)) return [name, provider];
+        const { headers: _kept, ...rest } = provider;
+        return [name, rest];
+      }),
+    );
+  }
   return shared;
 }
 

@@ -3,6 +3,8 @@ import type pg from 'pg';
 import { databaseUnavailable } from './database-unavailable.ts';
 import { GLOBAL_SOURCE, hashSecret, SIGN_IN_DEFAULTS, SignInThrottle, type DashboardSessionOptions, type DashboardSignIn, type SessionSecrets } from '../http/dashboard-sessions.ts';
 
+/** Sessions kept at once for the whole team (one machine keeps 50): the oldest beyond it ends. */
+const TEAM_MAX_SESSIONS = 1_000;
 /** A session's last use is written at most this often (its idle limit is hours): not one write per dashboard call. */
 const TOUCH_EVERY_MS = 60_000;
 
@@ -39,7 +41,7 @@ export class PostgresDashboardSessions implements DashboardSignIn {
     this.maxCodes = options.maxCodes ?? SIGN_IN_DEFAULTS.maxCodes;
     this.sessionIdleMs = options.sessionIdleMs ?? SIGN_IN_DEFAULTS.sessionIdleMs;
     this.sessionMaxAgeMs = options.sessionMaxAgeMs ?? SIGN_IN_DEFAULTS.sessionMaxAgeMs;
-    this.maxSessions = options.maxSessions ?? SIGN_IN_DEFAULTS.maxSessions;
+    this.maxSessions = options.maxSessions ?? TEAM_MAX_SESSIONS;
     this.throttle = new SignInThrottle(options, this.codeTtlMs);
   }
 

@@ -43,8 +43,10 @@ describe('PostgreSQL: config store across replicas', () => {
       return { store: new PostgresConfigStore(pool, listener, { path: 'config.json', fileRaw: file, log: () => undefined }), listener };
     };
     try {
-      const a = replica(FILE_CONFIG);
-      await a.store.load();
+      // A's file gives a provider a header that may be a credential: it stays in the file, never in the database.
+      const a = replica({ ...FILE_CONFIG, providers: { ...FILE_CONFIG.providers, lab: { baseUrl: 'http://127.0.0.1:1/v1', headers: { 'x-lab-token': 'lab-secret-123456' } } } });
+      expect((await a.store.load()).config.providers.get('lab')!.headers).toEqual({ 'x-lab-token': 'lab-secret-123456' });
+      expect(JSON.stringify((await pool.query('SELECT * FROM gateway_config')).rows)).not.toContain('lab-secret');
       await a.listener.start();
       // B's file has another port and no routing: the port stays B's own, the routing is the team's.
       const b = replica({ server: { port: 9922 } });
@@ -56,6 +58,7 @@ describe('PostgreSQL: config store across replicas', () => {
       await a.store.setPaused(true);
       await expect.poll(() => seen.at(-1)?.paused, { timeout: 10_000 }).toBe(true);
       expect(seen.at(-1)!.config).toMatchObject({ port: 9922, strategy: 'cost' });
+      expect(seen.at(-1)!.config.providers.get('lab')!.headers).toEqual({});
       // A's own change is not told back to A.
       let echoed = 0;
       a.store.onChange = () => echoed++;
