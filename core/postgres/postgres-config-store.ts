@@ -60,9 +60,11 @@ export class PostgresConfigStore implements ConfigStore {
   /** Seeds the row from this replica's file when there is none yet (the first replica of a database), then reads it. */
   load(): Promise<LiveSettings> {
     return this.enqueue(async () => {
+      // Seeding notifies too: replicas running when the row was deleted to seed it again take the new one at once.
       const seeded = await this.pool.query(
-        `INSERT INTO gateway_config (id, revision, shared, paused) VALUES (1, 1, $1, false) ON CONFLICT (id) DO NOTHING`,
-        [JSON.stringify(sharedPart(this.fileRaw))],
+        `WITH seeded AS (INSERT INTO gateway_config (id, revision, shared, paused) VALUES (1, nextval('gateway_config_revisions'), $1, false) ON CONFLICT (id) DO NOTHING RETURNING revision)
+         SELECT pg_notify($2, revision::text) FROM seeded`,
+        [JSON.stringify(sharedPart(this.fileRaw)), CONFIG_CHANNEL],
       );
       const row = await this.read(this.pool);
       if (!seeded.rowCount && SHARED_SECTIONS.some((name) => name in this.fileRaw) && JSON.stringify(sharedPart(this.fileRaw)) !== row.shared) {
@@ -82,7 +84,7 @@ export class PostgresConfigStore implements ConfigStore {
         edit(raw);
         const next = parseConfig(raw, this.path);
         check?.(next);
-        const updated = await client.query<{ revision: number }>('UPDATE gateway_config SET shared = $1, revision = revision + 1, updated_at = now() WHERE id = 1 RETURNING revision', [
+        const updated = await client.query<{ revision: number }>("UPDATE gateway_config SET shared = $1, revision = nextval('gateway_config_revisions'), updated_at = now() WHERE id = 1 RETURNING revision", [
           JSON.stringify(sharedPart(raw)),
         ]);
         await client.query('SELECT pg_notify($1, $2)', [CONFIG_CHANNEL, String(updated.rows[0].revision)]);
@@ -103,7 +105,7 @@ export class PostgresConfigStore implements ConfigStore {
     return this.enqueue(async () => {
       // One statement, one transaction: the NOTIFY goes out as the pause commits.
       const result = await this.pool.query<{ revision: number }>(
-        `WITH changed AS (UPDATE gateway_config SET paused = $1, revision = revision + 1, updated_at = now() WHERE id = 1 RETURNING revision)
+        `WITH changed AS (UPDATE gateway_config SET paused = $1, revision = nextval('gateway_config_revisions'), updated_at = now() WHERE id = 1 RETURNING revision)
          SELECT revision, pg_notify($2, revision::text) FROM changed`,
         [paused, CONFIG_CHANNEL],
       ).catch((error: unknown) => {

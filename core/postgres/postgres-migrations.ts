@@ -91,7 +91,9 @@ export const POSTGRES_MIGRATIONS: string[] = [
   `ALTER TABLE usage ADD COLUMN provider_key text;`,
   // Issue 23: what the dashboard and CLI change, shared by the replicas (core/postgres/postgres-config-store.ts),
   // and the dashboard's sign-in codes and sessions (core/postgres/postgres-session-store.ts), as SHA-256 hashes only.
-  `CREATE TABLE gateway_config (
+  `-- A sequence, not a counter in the row: seeded again after a DELETE, the config still moves forward for every replica.
+   CREATE SEQUENCE gateway_config_revisions;
+   CREATE TABLE gateway_config (
      id smallint PRIMARY KEY CHECK (id = 1),
      revision bigint NOT NULL,
      -- JSON of config.json's shared sections (routing, providers, usage), text to keep the order written.

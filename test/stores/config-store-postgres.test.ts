@@ -65,6 +65,11 @@ describe('PostgreSQL: config store across replicas', () => {
       await a.store.edit((raw) => ((raw.routing as Record<string, unknown>).strategy = 'balanced'));
       await expect.poll(() => seen.at(-1)?.config.strategy, { timeout: 10_000 }).toBe('balanced');
       expect(echoed).toBe(0);
+      // Seeded again from another file after the row was deleted: the running replica takes it at once.
+      await pool.query('DELETE FROM gateway_config');
+      const c = replica({ routing: { strategy: 'round-robin' } });
+      expect((await c.store.load()).config.strategy).toBe('round-robin');
+      await expect.poll(() => seen.at(-1)?.config.strategy, { timeout: 10_000 }).toBe('round-robin');
     } finally {
       for (const listener of listeners) await listener.close();
       await pool.end();
