@@ -156,17 +156,20 @@ describe('replicas on one PostgreSQL share the config, the dashboard sign-in and
     return { status: response.status, cookie: response.headers.get('set-cookie'), text: await response.text() };
   };
 
-  it('signed in through A, the session works on B; signed out on B, A refuses it; codes and sessions stored only as hashes', async () => {
+  it('signed in on A, the session works on B; signed out on B, A refuses it; codes and sessions stored only as hashes', async () => {
     const [a, b] = replicas;
-    // The link printed by A; the sign-in itself lands on B (a round-robin proxy in front).
+    // Signed in on A with A's link; behind a round-robin proxy the next calls land anywhere.
     const code = new URL(await a.patchbay.signInLink()).hash.replace(/^#code=/, '');
-    const signedIn = await call(b, 'POST', '/api/session', { origin: b.patchbay.url }, { code });
+    const signedIn = await call(a, 'POST', '/api/session', { origin: a.patchbay.url }, { code });
     expect(signedIn.status, signedIn.text).toBe(200);
     const cookie = signedIn.cookie!.split(';')[0];
     const token = (JSON.parse(signedIn.text) as { token: string }).token;
     expect(signedIn.cookie).toContain('HttpOnly');
-    // Single use across replicas: the same code on A is refused.
-    expect((await call(a, 'POST', '/api/session', { origin: a.patchbay.url }, { code })).status).toBe(401);
+    // Single use across replicas: the same code on B is refused.
+    expect((await call(b, 'POST', '/api/session', { origin: b.patchbay.url }, { code })).status).toBe(401);
+    // A code made on A signs in through B as well (the link printed by one replica, the proxy choosing another).
+    const other = new URL(await a.patchbay.signInLink()).hash.replace(/^#code=/, '');
+    expect((await call(b, 'POST', '/api/session', { origin: b.patchbay.url }, { code: other })).status).toBe(200);
 
     const session = { cookie, 'x-patchbay-session': token };
     for (const replica of [a, b]) expect((await call(replica, 'GET', '/api/keys', session)).status).toBe(200);
