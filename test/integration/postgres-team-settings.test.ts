@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -35,6 +36,7 @@ describe('replicas on one PostgreSQL share the config, the dashboard sign-in and
   let databaseUrl: string;
   let config: { providers: Record<string, { baseUrl: string }>; routing: Record<string, unknown> };
   const replicas: TestPatchbay[] = [];
+  const dataDirs: string[] = [];
   const windows: Record<string, number[]> = {};
 
   beforeAll(async () => {
@@ -45,10 +47,20 @@ describe('replicas on one PostgreSQL share the config, the dashboard sign-in and
       // Round-robin without sticky sessions: a strategy change shows in which provider answers.
       routing: { strategy: 'round-robin', stickyIdleMs: 0 },
     };
-    replicas.push(...(await Promise.all([0, 1].map(() => startPatchbay({ config, env: KEYS, databaseUrl })))));
+    // The deployment's admin token: one file, the same in every replica's data dir (docs/team.md).
+    const token = `pba-${randomBytes(32).toString('base64url')}`;
+    for (let i = 0; i < 2; i++) {
+      dataDirs.push(mkdtempSync(join(tmpdir(), 'patchbay-team-replica-')));
+      writeFileSync(join(dataDirs[i], 'admin-token'), `${token}\n`, { mode: 0o644 });
+    }
+    replicas.push(...(await Promise.all(dataDirs.map((dataDir) => startPatchbay({ config, env: KEYS, databaseUrl, dataDir })))));
+    expect(replicas.map((r) => r.patchbay.adminToken)).toEqual([token, token]);
+    // Made private at start, as every file of the data dir.
+    for (const dataDir of dataDirs) expect(statSync(join(dataDir, 'admin-token')).mode & 0o777).toBe(0o600);
   }, 120_000);
   afterAll(async () => {
     await Promise.all(replicas.map((r) => r.stop()));
+    for (const dataDir of dataDirs) rmSync(dataDir, { recursive: true, force: true });
     await Promise.all([openai.close(), groq.close(), together.close()]);
     await cluster?.stop();
     for (const [what, ms] of Object.entries(windows)) console.log(`[team settings] ${what}: ${ms.map((m) => m.toFixed(1)).join(' / ')} ms`);
@@ -106,7 +118,7 @@ describe('replicas on one PostgreSQL share the config, the dashboard sign-in and
     await api(a, 'PUT', '/routing', { paused: false });
     record('resume on A -> routing on B', await until(() => !b.patchbay.config.paused, 'resume'));
     expect(await chat(b, 'gpt-4o-mini')).toMatchObject({ provider: 'openai' });
-    // B's own API reports what A set.
+    // B's own API reports what A set (and takes the deployment's one admin token, as every replica does).
     expect(await api(b, 'GET', '/routing')).toMatchObject({ strategy: 'cost', paused: false, aliases: { 'team-fast': ['gpt-4o-mini'] }, fallbacks: { 'gpt-4o': [LLAMA] } });
   }, 60_000);
 
