@@ -3,9 +3,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
-import { loadConfigFile, type PatchbayConfig } from '../config/load-config.ts';
+import { loadConfigFile, readConfigFile, type PatchbayConfig } from '../config/load-config.ts';
+import { FileConfigStore, type ConfigStore } from '../config/config-store.ts';
+import { applyConfig } from '../management/apply-config-change.ts';
 import { createRequestListener } from '../http/create-http-app.ts';
-import { DashboardSessions } from '../http/dashboard-sessions.ts';
+import { DashboardSessions, type DashboardSignIn } from '../http/dashboard-sessions.ts';
 import { HostGuard } from '../http/host-guard.ts';
 import { limitConnections } from '../http/limit-connections.ts';
 import { KeyLimiter } from '../keys/key-limiter.ts';
@@ -87,6 +89,8 @@ export interface Patchbay {
    * URL fragment, valid 10 minutes; the admin token never goes into a URL.
    */
   createSignInUrl(): string;
+  /** The same link on either backend (on PostgreSQL the code is in the database, so any replica accepts it). */
+  signInLink(): Promise<string>;
   /** Stops accepting, waits for in-flight requests, flushes usage, closes the database. */
   close(): Promise<void>;
 }
@@ -108,13 +112,36 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
   }
 }
 
-async function startPatchbay(options: PatchbayOptions, log: (message: string) => void, config: PatchbayConfig, lock: DataDirLock, fileSecrets: Record<string, string> | null): Promise<Patchbay> {
+async function startPatchbay(options: PatchbayOptions, log: (message: string) => void, fileConfig: PatchbayConfig, lock: DataDirLock, fileSecrets: Record<string, string> | null): Promise<Patchbay> {
+  let config = fileConfig;
   const permissionsNotice = tightenPermissions(options.dataDir);
   if (permissionsNotice) log(permissionsNotice);
   const host = options.host ?? config.host;
   setUpstreamLimits(options.limits);
   const events = new EventHub();
   const stores = await openStores({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, log, events });
+  const configPath = options.configPath ?? join(options.dataDir, 'config.json');
+  // A team's replicas share the config the dashboard changes, the dashboard's sessions and the live events.
+  const team = stores.postgres
+    ? (await import('../postgres/open-postgres-settings.ts')).openPostgresSettings({
+        ...stores.postgres,
+        configPath,
+        fileRaw: readConfigFile(configPath, { required: options.configPath !== undefined }),
+        hub: events,
+        sessions: { now: options.dashboard?.now },
+        log,
+      })
+    : null;
+  const configStore: ConfigStore = team?.config ?? new FileConfigStore(configPath, config);
+  try {
+    const settings = await configStore.load();
+    config = settings.config;
+    config.paused = settings.paused;
+  } catch (error) {
+    await team?.close();
+    await stores.close();
+    throw error;
+  }
   const { keys, usage } = stores;
   // The secrets file's variables, under the environment's (a variable set in the environment wins, as with dotenv).
   const secrets = new KeychainSecretStore({ ...fileSecrets, ...(options.env ?? process.env) }, options.keychainService);
@@ -128,11 +155,11 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
   const interfaces = networkInterfaces();
   const hostGuard = new HostGuard({ allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins, listenHost: host, reachableAt: reachableHostNames(host, interfaces) });
   const limiter = new KeyLimiter(stores.ledger, Date.now, { rates: stores.rates, capsWhenUnreachable: config.capsWhenDatabaseUnreachable, log });
-  const configPath = options.configPath ?? join(options.dataDir, 'config.json');
   connectEvents(events, health, limiter);
   const management = new ManagementService({
     config,
     configPath,
+    configStore,
     catalog,
     router,
     keys,
@@ -146,8 +173,22 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
     onRoutingChange: (routing) => events.emit('routing', routing),
   });
   const adminToken = loadAdminToken(options.dataDir);
-  // In memory only: restarting Patchbay signs every dashboard out.
-  const sessions = new DashboardSessions({ now: options.dashboard?.now });
+  // One machine: in memory only (restarting Patchbay signs every dashboard out). A team: in PostgreSQL.
+  const sessions: DashboardSignIn = team?.sessions ?? new DashboardSessions({ now: options.dashboard?.now });
+  // Another replica's change: the secrets stay bound to where each provider pointed (as for a change made here), then it applies.
+  configStore.onChange = (next) => {
+    for (const provider of config.providers.values()) secrets.pin(provider);
+    applyConfig({ config, catalog }, next.config);
+    config.paused = next.paused;
+    events.emit('routing', management.getRouting());
+  };
+  try {
+    await team?.start();
+  } catch (error) {
+    await team?.close();
+    await stores.close();
+    throw error;
+  }
   const { listener, drain } = createRequestListener({ config, catalog, router, keys, limiter, usage, health, hostGuard, management, adminToken, log, sessions, dashboardDir: options.dashboard?.dir });
 
   const firstKey = (await keys.createIfNone({ name: 'default' }))?.secret ?? null;
@@ -172,6 +213,7 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
     // Not listening (the port is taken, say): release what was opened, so a caller that retries
     // on another port (the desktop app) holds one database and one writer thread, not two.
     events.close();
+    await team?.close();
     await stores.close();
     await closeTokenCounter();
     throw error;
@@ -209,7 +251,11 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
     },
     health,
     firstKey,
-    createSignInUrl: () => `${url}/ui/#code=${sessions.createCode().code}`,
+    createSignInUrl: () => {
+      if (!(sessions instanceof DashboardSessions)) throw new Error('This Patchbay keeps sign-in codes in PostgreSQL: use signInLink().');
+      return `${url}/ui/#code=${sessions.createCode().code}`;
+    },
+    signInLink: async () => `${url}/ui/#code=${(await sessions.createCode()).code}`,
     close() {
       closing ??= new Promise<void>((resolve) => {
         // Keep-alive connections become idle as their last response ends: close them as they do,
@@ -224,6 +270,7 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
           clearTimeout(deadline);
           // Requests cut at the deadline still finish their bookkeeping: wait for it, then save.
           await drain();
+          await team?.close();
           await stores.close();
           await closeTokenCounter();
           lock.release();

@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { EventHub } from '../events/event-hub.ts';
 import type { BudgetLedger } from '../keys/budget-ledger.ts';
 import { MemoryBudgetLedger } from '../keys/budget-ledger.ts';
@@ -21,6 +22,8 @@ export interface Stores {
   rates?: SharedRateWindows;
   /** The SQLite objects themselves (tests and the benchmark read the file); null on PostgreSQL. */
   sqlite: { db: PatchbayDatabase; keys: KeyStore; usage: UsageStore } | null;
+  /** PostgreSQL's pool, URL and this replica's id (the shared config, sessions and events use them); null on SQLite. */
+  postgres: { pool: pg.Pool; url: string; replica: string } | null;
   /** Commits queued usage rows and closes the connections. */
   close(): Promise<void>;
 }
@@ -53,6 +56,7 @@ export async function openStores(options: StoreOptions): Promise<Stores> {
     // One process owns the file: the caps are kept in its memory, from the month's usage rows.
     ledger: new MemoryBudgetLedger((keyId, monthStart) => reader.keyTotalsSince(keyId, monthStart)),
     sqlite: { db, keys: keyStore, usage },
+    postgres: null,
     async close() {
       await usage.close();
       db.close();

@@ -82,7 +82,8 @@ Which provider now, and why: the ranked candidates with their score parts, and e
 out with its reason. Changes nothing. Exits 1 when no endpoint could serve the request.`,
   pause: `Usage: patchbay routing pause
 
-Pauses the running Patchbay: /v1 requests get 503 until "patchbay routing resume" (not saved; a restart resumes).`,
+Pauses the running Patchbay: /v1 requests get 503 until "patchbay routing resume" (not saved; a restart resumes).
+With PATCHBAY_DATABASE_URL (a team's replicas) it pauses every replica, saved until resumed.`,
   resume: `Usage: patchbay routing resume
 
 Resumes routing after "patchbay routing pause".`,

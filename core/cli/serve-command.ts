@@ -36,7 +36,7 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
   for (const url of patchbay.urls) io.out(`Patchbay listening on ${url}/v1\n`);
   io.out(describeProviderKeys(patchbay.management.listProviders()));
   // The sign-in code travels in the URL fragment, which browsers never send to a server or log.
-  io.out(`Dashboard: ${patchbay.url}/ui/\nSign in: ${patchbay.createSignInUrl()}\n`);
+  io.out(`Dashboard: ${patchbay.url}/ui/\nSign in: ${await patchbay.signInLink()}\n`);
   if (patchbay.exposed) {
     io.err(
       `Warning: listening on ${patchbay.host}, so the API is reachable from the network, protected only by Patchbay keys (and the management API by the admin token). ` +

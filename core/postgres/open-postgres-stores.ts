@@ -73,6 +73,7 @@ export async function openPostgresStores(options: { url: string; log: (message: 
     ledger,
     rates,
     sqlite: null,
+    postgres: { pool, url: options.url, replica },
     async close() {
       await usage.close();
       await rates.close();

@@ -128,6 +128,21 @@ export const POSTGRES_MIGRATIONS: string[] = [
      RETURN NEXT;
    END
    $fn$;`,
+  // Issue 23: what the dashboard and CLI change, shared by the replicas (core/postgres/postgres-config-store.ts),
+  // and the dashboard's sign-in codes and sessions (core/postgres/postgres-session-store.ts), as SHA-256 hashes only.
+  `-- A sequence, not a counter in the row: seeded again after a DELETE, the config still moves forward for every replica.
+   CREATE SEQUENCE gateway_config_revisions;
+   CREATE TABLE gateway_config (
+     id smallint PRIMARY KEY CHECK (id = 1),
+     revision bigint NOT NULL,
+     -- JSON of config.json's shared sections (routing, providers, usage), text to keep the order written.
+     shared text NOT NULL,
+     paused boolean NOT NULL DEFAULT false,
+     updated_at timestamptz NOT NULL DEFAULT now());
+   CREATE TABLE dashboard_codes (code_hash text PRIMARY KEY, expires_at bigint NOT NULL);
+   CREATE TABLE dashboard_sessions (
+     id_hash text PRIMARY KEY, token_hash text NOT NULL,
+     created_at bigint NOT NULL, last_seen bigint NOT NULL);`,
 ];
 
 /**
