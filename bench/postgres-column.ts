@@ -6,12 +6,13 @@
 // req/s, and for PostgreSQL the server's own CPU per request beside Patchbay's (SQLite's writes run
 // inside Patchbay's process); then PostgreSQL − SQLite. `npm run bench` has the same column in its chat rows.
 //
-// The key is the bench's (rate limits, no database round trip on the request path on either
-// backend); with --capped it also has a monthly token cap: one reservation and one settlement per
-// request on PostgreSQL, kept in memory on SQLite. Every answer is checked, and each Patchbay's
-// usage rows are counted against the requests it answered.
+// Three keys: the default is the bench's (rate limits: on PostgreSQL one call to the replicas'
+// shared windows per request, in memory on SQLite); --unlimited, a key without limits or caps (no
+// database round trip on the request path on either backend); --capped, rate limits and a monthly
+// token cap (also one reservation and one settlement per request on PostgreSQL). Every answer is
+// checked, and each Patchbay's usage rows are counted against the requests it answered.
 //
-//   node bench/postgres-column.ts [--capped] [--quick] [--rounds 5] [--concurrency 1,16]
+//   node bench/postgres-column.ts [--unlimited | --capped] [--quick] [--rounds 5] [--concurrency 1,16]
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,6 +25,7 @@ import { chatBody } from './wire.ts';
 const { values } = parseArgs({
   options: {
     capped: { type: 'boolean', default: false },
+    unlimited: { type: 'boolean', default: false },
     quick: { type: 'boolean', default: false },
     rounds: { type: 'string' },
     concurrency: { type: 'string', default: '1,16' },
@@ -37,7 +39,8 @@ if (missing) {
 const rounds = Number(values.rounds ?? (values.quick ? 1 : 5));
 const segmentMs = values.quick ? 700 : 1500;
 const concurrencies = values.concurrency.split(',').map(Number);
-const env: Record<string, string> = values.capped ? { BENCH_TOKEN_CAP: '1000000000000' } : {};
+const env: Record<string, string> = { ...(values.capped ? { BENCH_TOKEN_CAP: '1000000000000' } : {}), ...(values.unlimited ? { BENCH_NO_RATE_LIMITS: '1' } : {}) };
+const keyKind = values.unlimited ? 'key without limits or caps' : values.capped ? 'key with rate limits and a monthly token cap' : 'key with rate limits only';
 
 type Name = 'direct' | 'floor' | 'sqlite' | 'postgres';
 const LABELS: Record<Name, string> = { direct: 'direct', floor: 'bare Node proxy (floor)', sqlite: 'Patchbay on SQLite', postgres: 'Patchbay on PostgreSQL' };
@@ -87,7 +90,7 @@ try {
     };
   };
 
-  process.stderr.write(`[postgres-column] warm-up; then ${rounds} round(s) of ${segmentMs} ms segments at concurrency ${concurrencies.join(', ')}${values.capped ? ', capped key' : ''} ...\n`);
+  process.stderr.write(`[postgres-column] warm-up; then ${rounds} round(s) of ${segmentMs} ms segments at concurrency ${concurrencies.join(', ')}, ${keyKind} ...\n`);
   for (const target of targets) {
     await segment(target, 1, 10_000, values.quick ? 500 : 2000);
     await segment(target, 16, 10_000, values.quick ? 2000 : 6000);
@@ -114,7 +117,7 @@ try {
 
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const lines = [
-    `# The PostgreSQL column (${values.quick ? 'quick' : `${rounds} rounds`}; key with rate limits${values.capped ? ' and a monthly token cap' : ' only'})`,
+    `# The PostgreSQL column (${values.quick ? 'quick' : `${rounds} rounds`}; ${keyKind})`,
     '',
     '| concurrency | target | p50 ms | added p50 ms | CPU µs/request | + PostgreSQL server µs/request | req/s |',
     '| ---: | --- | ---: | ---: | ---: | ---: | ---: |',

@@ -694,7 +694,7 @@ function buildReport(
       return known(pgValue) && known(sqlite) ? pgValue - sqlite : null;
     };
     lines.push(
-      '"Patchbay on PostgreSQL" is the same Patchbay and key on a local throwaway PostgreSQL cluster (chat rows only); its database work runs in the PostgreSQL server, shown on its own row, where SQLite\'s runs in Patchbay\'s process.',
+      '"Patchbay on PostgreSQL" is the same Patchbay and key (rate limits: one shared-window admission per request there) on a local throwaway PostgreSQL cluster (chat rows only); its database work runs in the PostgreSQL server, shown on its own row, where SQLite\'s runs in Patchbay\'s process.',
       `PostgreSQL − SQLite: ${settings.concurrencies.map((c) => `c${c} added p50 ${fmt(d(`chat_c${c}_added_p50_ms`), 3)} ms, CPU ${fmt(d(`chat_c${c}_cpu_us`), 0)} µs (+ ${fmt(figures[`chat_c${c}_db_server_cpu_us`]?.['patchbay-pg'], 0)} µs in the server)`).join('; ')}.`,
     );
   } else lines.push('No PostgreSQL column: PostgreSQL is not installed.');
