@@ -42,7 +42,7 @@ describe('the dashboard on PostgreSQL shows the usage of every replica', { timeo
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     context.setDefaultTimeout(15_000);
     page = await context.newPage();
-    await page.goto(a.patchbay.createSignInUrl());
+    await page.goto(await a.patchbay.signInLink());
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
   }, 120_000);
   afterAll(async () => {
