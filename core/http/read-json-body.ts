@@ -78,7 +78,11 @@ function tooLarge(limit: number): InvalidRequestError {
   return new InvalidRequestError(`The request body is larger than ${limit / 1024 / 1024} MB.`, null, 'request_too_large', 413);
 }
 
-/** Gathers the body with plain events: cheaper per request than an async iterator. */
+/**
+ * Gathers the body with plain events: cheaper per request than an async iterator. `on`, not
+ * `once`: each `once` allocates a bound wrapper per request, and 'end' comes once anyway while a
+ * late 'error' or 'close' only settles a promise already settled.
+ */
 function collect(req: IncomingMessage, limit: number): Promise<{ parts: Buffer[]; size: number }> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
@@ -95,13 +99,13 @@ function collect(req: IncomingMessage, limit: number): Promise<{ parts: Buffer[]
     };
     let ended = false;
     req.on('data', onData);
-    req.once('end', () => {
+    req.on('end', () => {
       ended = true;
       resolve({ parts, size });
     });
-    req.once('error', reject);
+    req.on('error', reject);
     // A client that goes away mid-body ends neither with 'end' nor always with 'error'.
-    req.once('close', () => {
+    req.on('close', () => {
       if (!ended) reject(new InvalidRequestError('The client closed the connection before sending the whole body.', null, 'client_closed'));
     });
   });

@@ -50,9 +50,11 @@ export function planRoute(request: RouteRequest, shape: RouteShape, view: PlanVi
   const groups: { label: string; order: PlannedCandidate[] }[] = [];
   let tooSmall = 0;
   let fits = 0;
-  for (const group of shape.groups) {
+  for (let g = 0; g < shape.groups.length; g++) {
+    const group = shape.groups[g];
     const eligible: Endpoint[] = [];
-    for (const endpoint of group.endpoints) {
+    for (let e = 0; e < group.endpoints.length; e++) {
+      const endpoint = group.endpoints[e];
       if (seen.has(endpoint.id)) continue;
       seen.add(endpoint.id);
       if (refused?.has(endpoint.id)) continue;
@@ -77,18 +79,34 @@ export function planRoute(request: RouteRequest, shape: RouteShape, view: PlanVi
       turn: view.turn(group.label),
       explain,
     });
-    groups.push({ label: group.label, order: ranked.map((entry) => ({ ...entry, group: group.label })) });
+    // Plain loops, no map/filter/find closures: planning runs on every request.
+    const order: PlannedCandidate[] = new Array(ranked.length);
+    for (let i = 0; i < ranked.length; i++) {
+      const entry = ranked[i];
+      order[i] = entry.parts === undefined ? { endpoint: entry.endpoint, score: entry.score, group: group.label } : { ...entry, group: group.label };
+    }
+    groups.push({ label: group.label, order });
   }
-  const first = groups.find((g) => g.order.length > 0);
+  let first: (typeof groups)[number] | undefined;
+  for (let g = 0; g < groups.length; g++) {
+    if (groups[g].order.length > 0) {
+      first = groups[g];
+      break;
+    }
+  }
   if (!first) {
     if (tooSmall > 0 && fits === 0 && !explain) throw contextExceeded(request, shape, options.contextTokens!);
     if (!explain) throw new AllProvidersFailedError(`No provider can serve "${request.model}" right now: ${[...new Set(skipped.map((s) => s.reason))].join('; ')}.`, [], 503, 'no_eligible_provider');
   }
   const key = request.sticky === false || shape.pinned || (shape.groups[0]?.endpoints.length ?? 0) < 2 ? null : stickyKey(request);
   const sticky = key ? stickTo(first?.order ?? [], key, view.sticky(key.key), view.now, skipped) : null;
-  const turns = groups.filter((g) => g.order.length > 1 && strategy === 'round-robin' && !(sticky?.kept && g === first)).map((g) => g.label);
+  const turns: string[] = [];
   const candidates: PlannedCandidate[] = [];
-  for (const group of groups) candidates.push(...group.order);
+  for (let g = 0; g < groups.length; g++) {
+    const group = groups[g];
+    if (strategy === 'round-robin' && group.order.length > 1 && !(sticky?.kept && group === first)) turns.push(group.label);
+    for (let i = 0; i < group.order.length; i++) candidates.push(group.order[i]);
+  }
   let reason = shape.reason;
   if (sticky?.kept) reason += `; ${sticky.reason}`;
   else if (candidates.length > 0) reason += `; ${sticky && sticky.endpoint ? `${sticky.reason}, ` : ''}${strategy} chose ${candidates[0].endpoint.id}`;
@@ -96,13 +114,19 @@ export function planRoute(request: RouteRequest, shape: RouteShape, view: PlanVi
   if (skipped.length > 0 && !explain) reason += `; skipped ${skipped.map((s) => `${s.endpoint.id} (${s.code})`).join(', ')}`;
   return {
     strategy,
-    candidates: candidates.map((c) => c.endpoint),
+    candidates: endpointsOf(candidates),
     reason,
     promptTokens: options.promptTokens,
     turns,
     sticky,
     explained: explain ? { candidates, skipped } : undefined,
   };
+}
+
+function endpointsOf(candidates: PlannedCandidate[]): Endpoint[] {
+  const endpoints: Endpoint[] = new Array(candidates.length);
+  for (let i = 0; i < candidates.length; i++) endpoints[i] = candidates[i].endpoint;
+  return endpoints;
 }
 
 /** The output a request asks of an endpoint: up to the endpoint's own limit, since a larger max_tokens is lowered to it (limit-max-tokens.ts). */

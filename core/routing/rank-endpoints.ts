@@ -78,9 +78,10 @@ export function rankEndpoints(endpoints: Endpoint[], ctx: RankContext): RankedEn
   }
   fastest = fastest === Number.POSITIVE_INFINITY ? 1 : Math.max(fastest, 0.001);
 
-  const latencyScore = (i: number) => (latencies[i] === null ? 1 : fastest / Math.max(latencies[i]!, 0.001));
-  const costScore = (i: number) => (costs[i] === 0 ? 1 : cheapest / costs[i]);
-  const { latency: wL, cost: wC, availability: wA } = ctx.weights;
+  // No closures over the loop's arrays: each would allocate a context on every request.
+  const wL = ctx.weights.latency;
+  const wC = ctx.weights.cost;
+  const wA = ctx.weights.availability;
   const weightTotal = wL + wC + wA || 1;
 
   const ranked: RankedEndpoint[] = new Array(n);
@@ -89,16 +90,16 @@ export function rankEndpoints(endpoints: Endpoint[], ctx: RankContext): RankedEn
     switch (ctx.strategy) {
       case 'latency':
         // Never-measured endpoints go first (each is tried once), then the fastest.
-        score = latencies[i] === null ? 2 : latencyScore(i);
+        score = latencies[i] === null ? 2 : latencyScore(latencies[i], fastest);
         break;
       case 'cost':
-        score = costScore(i);
+        score = costScore(costs[i], cheapest);
         break;
       case 'availability':
         score = availability(healths[i]);
         break;
       case 'balanced':
-        score = (wL * latencyScore(i) + wC * costScore(i) + wA * availability(healths[i])) / weightTotal;
+        score = (wL * latencyScore(latencies[i], fastest) + wC * costScore(costs[i], cheapest) + wA * availability(healths[i])) / weightTotal;
         break;
     }
     // Best first, stable (insertion sort: ties keep catalog order; the groups are a handful of endpoints).
@@ -107,20 +108,40 @@ export function rankEndpoints(endpoints: Endpoint[], ctx: RankContext): RankedEn
       ranked[j + 1] = ranked[j];
       j--;
     }
-    ranked[j + 1] = ctx.explain ? { endpoint: endpoints[i], score, parts: partsOf(i) } : { endpoint: endpoints[i], score };
+    ranked[j + 1] = ctx.explain
+      ? { endpoint: endpoints[i], score, parts: partsOf(ctx, weightTotal, latencies[i], fastest, costs[i], cheapest, healths[i]) }
+      : { endpoint: endpoints[i], score };
   }
   return ranked;
+}
 
-  function partsOf(i: number): NonNullable<RankedEndpoint['parts']> {
-    // Each part weighs in only under the strategies that use it.
-    const weightOf = (part: 'latency' | 'cost' | 'availability') => (ctx.strategy === 'balanced' ? ctx.weights[part] / weightTotal : ctx.strategy === part ? 1 : 0);
-    return {
-      latency: { value: latencyScore(i), weight: weightOf('latency') },
-      cost: { value: costScore(i), weight: weightOf('cost') },
-      availability: { value: availability(healths[i]), weight: weightOf('availability') },
-      expectedCostUsd: costs[i],
-      latencyMs: latencies[i],
-      successRate: availability(healths[i]),
-    };
-  }
+/** L: the fastest measured latency over this endpoint's (1 if never measured). */
+function latencyScore(latency: number | null, fastest: number): number {
+  return latency === null ? 1 : fastest / Math.max(latency, 0.001);
+}
+
+/** C: the cheapest expected cost over this endpoint's (1 if free). */
+function costScore(cost: number, cheapest: number): number {
+  return cost === 0 ? 1 : cheapest / cost;
+}
+
+/** The explain panel's parts of one endpoint's score; each part weighs in only under the strategies that use it. */
+function partsOf(
+  ctx: RankContext,
+  weightTotal: number,
+  latency: number | null,
+  fastest: number,
+  cost: number,
+  cheapest: number,
+  health: EndpointHealth,
+): NonNullable<RankedEndpoint['parts']> {
+  const weightOf = (part: 'latency' | 'cost' | 'availability') => (ctx.strategy === 'balanced' ? ctx.weights[part] / weightTotal : ctx.strategy === part ? 1 : 0);
+  return {
+    latency: { value: latencyScore(latency, fastest), weight: weightOf('latency') },
+    cost: { value: costScore(cost, cheapest), weight: weightOf('cost') },
+    availability: { value: availability(health), weight: weightOf('availability') },
+    expectedCostUsd: cost,
+    latencyMs: latency,
+    successRate: availability(health),
+  };
 }

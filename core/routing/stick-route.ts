@@ -19,7 +19,13 @@ export function stickyKey(request: RouteRequest): { key: string; via: StickyChoi
 export function stickTo(order: PlannedCandidate[], key: { key: string; via: StickyChoice['via'] }, entry: StickyEntry | null, now: number, skipped: Skip[]): StickyChoice {
   const named = key.via === 'session' ? 'session' : 'prompt prefix';
   if (!entry) return { key: key.key, via: key.via, endpoint: null, kept: false, reason: `no endpoint yet for this ${named}` };
-  const at = order.findIndex((c) => c.endpoint.id === entry.endpoint);
+  let at = -1;
+  for (let i = 0; i < order.length; i++) {
+    if (order[i].endpoint.id === entry.endpoint) {
+      at = i;
+      break;
+    }
+  }
   if (at >= 0) {
     if (at > 0) order.unshift(...order.splice(at, 1));
     const idle = Math.round((now - entry.lastUsed) / 1000);
