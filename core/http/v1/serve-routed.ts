@@ -188,7 +188,7 @@ async function passThrough(res: ServerResponse, ctx: V1Context, request: V1Reque
     request.errorType = signal.aborted ? 'client_closed' : error instanceof ProviderError ? `answer_${error.type}` : 'answer_error';
     request.errorMessage = `${error instanceof Error ? error.message : String(error)} (after ${sent} bytes of the answer were sent)`;
     request.trace.gate?.failAfterFirstByte(error, request.status, signal.aborted);
-    res.destroy();
+    cutAfterFlush(res, ctx.clientStallTimeoutMs, signal.aborted);
     await rest.chunks.return?.(undefined);
   } finally {
     request.usage = rest.usage();
@@ -196,6 +196,22 @@ async function passThrough(res: ServerResponse, ctx: V1Context, request: V1Reque
     // The content log keeps the head, not an answer of any size.
     if (request.content) request.content.response = `${head.toString('utf8')}… (${sent} bytes in all, passed through)`;
   }
+}
+
+/**
+ * Ends a response that cannot be completed so that the client sees it cut: the connection is
+ * closed without the body's last chunk marker. What was written still reaches a client that reads
+ * (the socket is ended, which flushes, rather than destroyed); one that does not is dropped after
+ * `stallMs`. A client already gone is just destroyed.
+ */
+function cutAfterFlush(res: ServerResponse, stallMs: number, gone: boolean): void {
+  const socket = res.socket;
+  if (gone || !socket || socket.destroyed) {
+    res.destroy();
+    return;
+  }
+  socket.end();
+  setTimeout(() => socket.destroy(), stallMs).unref();
 }
 
 /**
