@@ -204,7 +204,9 @@ export async function startPatchbay(upstreamPort: number, nodeArgs: string[] = [
   const bin = process.env.BENCH_PATCHBAY_BIN || join(ROOT, 'bin', 'patchbay.js');
   // BENCH_TOKEN_CAP gives the key a monthly token cap too (bench/postgres-column.ts: one reservation and one settlement per request).
   const cap = env.BENCH_TOKEN_CAP ? ['--token-cap', env.BENCH_TOKEN_CAP] : [];
-  const created = spawnSync(process.execPath, [bin, 'keys', 'create', '--name', 'bench', '--rpm', '100000000', '--tpm', '1000000000000', ...cap, '--data-dir', dataDir], { env, encoding: 'utf8' });
+  // BENCH_NO_RATE_LIMITS: a key without rpm/tpm limits (on PostgreSQL, the shared rate windows cost one round trip per request).
+  const limits = env.BENCH_NO_RATE_LIMITS ? [] : ['--rpm', '100000000', '--tpm', '1000000000000'];
+  const created = spawnSync(process.execPath, [bin, 'keys', 'create', '--name', 'bench', ...limits, ...cap, '--data-dir', dataDir], { env, encoding: 'utf8' });
   const key = created.stdout.trim();
   if (created.status !== 0 || !key.startsWith('pb-')) throw new Error(`"patchbay keys create" failed (${created.status}): ${created.stderr}`);
 

@@ -14,6 +14,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Job, JobKind, JobResult } from './loadgen.ts';
+import { postgresMissing, startPostgresPatchbay, type PostgresPatchbay } from './postgres-patchbay.ts';
 import { runProfile } from './profile.ts';
 import { BENCH_DIR, cpuMs, memoryMb, portkeyVersions, sleep, startFloorProxy, startLoadGen, startPatchbay, startPortkey, startUpstream, type LoadGen, type Managed } from './procs.ts';
 import { concat, fmt, mean, percentiles, round } from './stats.ts';
@@ -88,7 +89,7 @@ const QUICK: Settings = {
   budgetMs: 60_000,
 };
 
-type TargetName = 'direct' | 'floor' | 'patchbay' | 'portkey';
+type TargetName = 'direct' | 'floor' | 'patchbay' | 'portkey' | 'patchbay-pg';
 
 interface Target {
   name: TargetName;
@@ -104,6 +105,10 @@ interface Target {
   process: Managed | null;
   /** Requests sent through this target so far. */
   served: number;
+  /** Measured in the chat phases only (the PostgreSQL column). */
+  chatOnly?: boolean;
+  /** CPU ms a database server of its own has used so far (PostgreSQL), read beside the process's. */
+  serverCpuMs?: () => number;
 }
 
 interface Segment {
@@ -114,6 +119,7 @@ interface Segment {
   round: number;
   result: JobResult;
   cpuMs: number | null;
+  serverCpuMs: number | null;
 }
 
 interface Checkpoint {
@@ -150,6 +156,7 @@ async function runBench(settings: Settings, mode: 'quick' | 'full'): Promise<num
   const resultsDir = join(BENCH_DIR, 'results');
   mkdirSync(resultsDir, { recursive: true });
   const children: Managed[] = [];
+  let postgres: PostgresPatchbay | null = null;
   // A bench that hangs is a bug: bounded, whatever happens.
   const watchdog = setTimeout(
     () => {
@@ -174,6 +181,14 @@ async function runBench(settings: Settings, mode: 'quick' | 'full'): Promise<num
     children.push(patchbay);
     const portkey = await startPortkey();
     children.push(portkey);
+    // The PostgreSQL column: the same Patchbay on a throwaway local cluster, measured in the chat rows.
+    const missing = postgresMissing();
+    if (missing) log(missing);
+    else {
+      postgres = await startPostgresPatchbay(upstream.port);
+      children.push(postgres.process);
+      log(`Patchbay on PostgreSQL ${postgres.process.url} (pid ${postgres.process.pid})`);
+    }
     log(`upstream ${upstreamOrigin} (pid ${upstream.pid}), floor ${floor.url} (pid ${floor.pid}), Patchbay ${patchbay.url} (pid ${patchbay.pid}), Portkey ${portkey.url} (pid ${portkey.pid})`);
 
     const targets: Target[] = [
@@ -234,9 +249,33 @@ async function runBench(settings: Settings, mode: 'quick' | 'full'): Promise<num
         process: portkey,
         served: 0,
       },
+      ...(postgres
+        ? [
+            {
+              name: 'patchbay-pg' as const,
+              label: 'Patchbay on PostgreSQL',
+              origin: postgres.process.url,
+              chatPath: '/v1/chat/completions',
+              embeddingsPath: '/v1/embeddings',
+              headers: { authorization: `Bearer ${postgres.process.key}` },
+              chatModel: 'llama-3.3-70b',
+              embeddingModel: 'text-embedding-3-small',
+              prefixes: ['groq', 'together', 'openai'],
+              process: postgres.process,
+              served: 0,
+              chatOnly: true,
+              serverCpuMs: postgres.serverCpuMs,
+            },
+          ]
+        : []),
     ];
     const byName = (name: TargetName) => targets.find((t) => t.name === name)!;
-    const gateways = targets.filter((t) => t.process);
+    /** Time the PostgreSQL column's segments took: the soaks get it back, so the other figures see the same run. */
+    const postgresMs = () => segments.filter((s) => s.target === 'patchbay-pg').reduce((ms, s) => ms + s.result.elapsedMs, 0);
+    // Every phase runs on these; the PostgreSQL column (chatOnly) runs the chat phases only, so it adds
+    // about 20 s to a full run (its time is given back to the soaks' budget below).
+    const gateways = targets.filter((t) => t.process && !t.chatOnly);
+    const allPhases = targets.filter((t) => !t.chatOnly);
 
     const upstreamConfig = async (config: Record<string, number>) => {
       const response = await fetch(`${upstreamOrigin}/__bench/config`, { method: 'POST', body: JSON.stringify(config) });
@@ -255,11 +294,12 @@ async function runBench(settings: Settings, mode: 'quick' | 'full'): Promise<num
     for (const target of targets) {
       await run('warmup', 0, target, 'chat', 1, 10_000, settings.warmupC1);
       await run('warmup', 0, target, 'chat', 16, 10_000, 1000);
+      if (target.chatOnly) continue;
       await run('warmup', 0, target, 'stream', 1, 10_000, settings.streamsPerRound);
       await run('warmup', 0, target, 'embeddings', 16, 10_000, 500);
     }
     await upstreamConfig({ chatDelayMs: settings.slowDelayMs });
-    for (const target of targets) await run('warmup', 0, target, 'chat', settings.slowConcurrency, Math.min(1000, settings.slowMs), 100_000);
+    for (const target of allPhases) await run('warmup', 0, target, 'chat', settings.slowConcurrency, Math.min(1000, settings.slowMs), 100_000);
     await upstreamConfig({ chatDelayMs: 0 });
     for (const target of gateways) {
       while (target.served < settings.checkpointA) await run('warmup', 0, target, 'chat', 64, 30_000, settings.checkpointA - target.served);
@@ -285,10 +325,10 @@ async function runBench(settings: Settings, mode: 'quick' | 'full'): Promise<num
         for (const target of targets) await run(phase('chat'), round, target, 'chat', concurrency, settings.chatMs);
       }
       log(`${label}: streams, embeddings, ${settings.slowDelayMs} ms upstream at concurrency ${settings.slowConcurrency} ...`);
-      for (const target of targets) await run(phase('stream'), round, target, 'stream', 1, 60_000, settings.streamsPerRound);
-      for (const target of targets) await run(phase('embeddings'), round, target, 'embeddings', 16, settings.embeddingsMs);
+      for (const target of allPhases) await run(phase('stream'), round, target, 'stream', 1, 60_000, settings.streamsPerRound);
+      for (const target of allPhases) await run(phase('embeddings'), round, target, 'embeddings', 16, settings.embeddingsMs);
       await upstreamConfig({ chatDelayMs: settings.slowDelayMs });
-      for (const target of targets) await run(phase('slow'), round, target, 'chat', settings.slowConcurrency, settings.slowMs);
+      for (const target of allPhases) await run(phase('slow'), round, target, 'chat', settings.slowConcurrency, settings.slowMs);
       await upstreamConfig({ chatDelayMs: 0 });
     }
 
@@ -302,7 +342,7 @@ async function runBench(settings: Settings, mode: 'quick' | 'full'): Promise<num
     const checkpointB = new Map<TargetName, Checkpoint>();
     for (const [index, target] of gateways.entries()) {
       const soakStart = performance.now();
-      const budgetLeft = settings.budgetMs - (soakStart - started);
+      const budgetLeft = settings.budgetMs + postgresMs() - (soakStart - started);
       const capMs = Math.min(settings.soakCapMs, budgetLeft / (gateways.length - index));
       while (target.served < settings.checkpointB) {
         const left = capMs - (performance.now() - soakStart);
@@ -322,6 +362,13 @@ async function runBench(settings: Settings, mode: 'quick' | 'full'): Promise<num
 
     log('stopping the gateways ...');
     await patchbay.stop(40_000);
+    if (postgres) {
+      await postgres.process.stop(40_000);
+      const rows = await postgres.usageRows();
+      rmSync(postgres.process.dataDir, { recursive: true, force: true });
+      if (rows.rows !== byName('patchbay-pg').served) problems.push(`Patchbay on PostgreSQL has ${rows.rows} usage rows for ${byName('patchbay-pg').served} requests`);
+      if (rows.ok !== rows.rows) problems.push(`Patchbay on PostgreSQL records ${rows.rows - rows.ok} request(s) that did not succeed`);
+    }
     await portkey.stop();
     await floor.stop();
     const usage = readPatchbayUsage(patchbay.dataDir);
@@ -337,6 +384,7 @@ async function runBench(settings: Settings, mode: 'quick' | 'full'): Promise<num
   } finally {
     clearTimeout(watchdog);
     await Promise.all(children.map((child) => child.stop(5_000)));
+    await postgres?.stopCluster();
   }
   if (problems.length) {
     process.stderr.write(`\nThe run saw ${problems.length} problem(s); its figures are not to be trusted:\n${problems.map((p) => `  - ${p}`).join('\n')}\n`);
@@ -378,15 +426,17 @@ async function runSegment(
   const before = await upstreamCount(upstreamOrigin, target.prefixes, operation);
   const pid = target.process?.pid;
   const cpuBefore = pid ? cpuMs(pid) : 0;
+  const serverBefore = target.serverCpuMs?.() ?? 0;
   const result = await loadgen.run(job);
   const cpuAfter = pid ? cpuMs(pid) : 0;
+  const serverCpu = target.serverCpuMs ? target.serverCpuMs() - serverBefore : null;
   const after = await upstreamCount(upstreamOrigin, target.prefixes, operation);
   target.served += result.count;
   const where = `${spec.phase} ${target.label} ${kind} c=${spec.concurrency}`;
   if (result.errors > 0) problems.push(`${where}: ${result.errors} of ${result.count} answers were wrong, e.g. ${result.errorSamples.join(' | ')}`);
   if (after.total - before.total !== result.count) problems.push(`${where}: the upstream answered ${after.total - before.total} requests for ${result.count} sent`);
   if (after.bad !== before.bad) problems.push(`${where}: the upstream refused ${after.bad - before.bad} malformed request(s)`);
-  const segment: Segment = { phase: spec.phase, target: target.name, kind, concurrency: spec.concurrency, round: spec.round, result, cpuMs: pid ? cpuAfter - cpuBefore : null };
+  const segment: Segment = { phase: spec.phase, target: target.name, kind, concurrency: spec.concurrency, round: spec.round, result, cpuMs: pid ? cpuAfter - cpuBefore : null, serverCpuMs: serverCpu };
   segments.push(segment);
   return segment;
 }
@@ -411,6 +461,8 @@ interface Pooled {
   rps: number;
   latencies: Float64Array;
   cpuUsPerRequest: number | null;
+  /** The PostgreSQL server's CPU per request (the PostgreSQL column only). */
+  serverCpuUsPerRequest: number | null;
   ttfb: Float64Array;
   gaps: Float64Array;
   batched: number;
@@ -427,6 +479,7 @@ function pooled(phase: string, target: TargetName, concurrency?: number): Pooled
     rps: seconds > 0 ? count / seconds : NaN,
     latencies: concat(chosen.map((s) => s.result.latencies)),
     cpuUsPerRequest: cpu === null || count === 0 ? null : (cpu * 1000) / count,
+    serverCpuUsPerRequest: count > 0 && chosen.every((s) => s.serverCpuMs !== null) ? (chosen.reduce((n, s) => n + s.serverCpuMs!, 0) * 1000) / count : null,
     ttfb: concat(chosen.map((s) => s.result.ttfb)),
     gaps: concat(chosen.map((s) => s.result.gaps)),
     batched: chosen.reduce((n, s) => n + s.result.batched, 0),
@@ -456,7 +509,7 @@ function buildReport(
 ) {
   const names = targets.map((t) => t.name);
   /** The targets that are a process of their own (CPU, RSS): the floor proxy and the two gateways. */
-  const gw: TargetName[] = ['floor', 'patchbay', 'portkey'];
+  const gw: TargetName[] = ['floor', 'patchbay', 'portkey', 'patchbay-pg'];
   const { a: checkpointA, m: checkpointM, b: checkpointB } = checkpoints;
   const rows: Row[] = [];
   const figures: Record<string, Record<string, number | null>> = {};
@@ -477,6 +530,7 @@ function buildReport(
     add(`chat_c${c}_added_p50_ms`, section, 'added latency p50 (target − direct)', 'ms', 'lower', (n) => pct[n][0] - pct.direct[0], 3, gw);
     add(`chat_c${c}_added_p99_ms`, section, 'added latency p99 (target − direct)', 'ms', 'lower', (n) => pct[n][1] - pct.direct[1], 3, gw);
     add(`chat_c${c}_cpu_us`, section, 'gateway CPU per request', 'µs', 'lower', (n) => stats[n].cpuUsPerRequest, 0, gw);
+    if (names.includes('patchbay-pg')) add(`chat_c${c}_db_server_cpu_us`, section, '+ PostgreSQL server CPU per request', 'µs', '', (n) => stats[n].serverCpuUsPerRequest, 0, ['patchbay-pg']);
   }
 
   const stream = Object.fromEntries(names.map((n) => [n, pooled('stream', n)])) as Record<TargetName, Pooled>;
@@ -633,6 +687,17 @@ function buildReport(
     '`floor` is a bare Node pass-through proxy (bench/floor-proxy.mjs: node:http and one undici Agent, no auth, routing or logging), a reference, not a competitor: the least a Node gateway costs.',
     '"Patchbay vs floor" is Patchbay − floor in the row\'s unit where less is better (CPU, latency, RSS), Patchbay / floor where more is better (throughput).',
   );
+  if (names.includes('patchbay-pg')) {
+    const d = (key: string) => {
+      const pgValue = figures[key]?.['patchbay-pg'];
+      const sqlite = figures[key]?.patchbay;
+      return known(pgValue) && known(sqlite) ? pgValue - sqlite : null;
+    };
+    lines.push(
+      '"Patchbay on PostgreSQL" is the same Patchbay and key (rate limits: one shared-window admission per request there) on a local throwaway PostgreSQL cluster (chat rows only); its database work runs in the PostgreSQL server, shown on its own row, where SQLite\'s runs in Patchbay\'s process.',
+      `PostgreSQL − SQLite: ${settings.concurrencies.map((c) => `c${c} added p50 ${fmt(d(`chat_c${c}_added_p50_ms`), 3)} ms, CPU ${fmt(d(`chat_c${c}_cpu_us`), 0)} µs (+ ${fmt(figures[`chat_c${c}_db_server_cpu_us`]?.['patchbay-pg'], 0)} µs in the server)`).join('; ')}.`,
+    );
+  } else lines.push('No PostgreSQL column: PostgreSQL is not installed.');
   lines.push('', `Patchbay usage rows: ${usage.rows} (${usage.ok} with status 200); routed to ${Object.entries(usage.byProvider).map(([p, n]) => `${p} ${n}`).join(', ')}.`);
   lines.push(`Upstream answered: ${Object.entries(upstream.counts).map(([k, n]) => `${k} ${n}`).join(', ')}.`, '');
   lines.push('## Targets', '');

@@ -16,16 +16,16 @@ export function inProcessConnection(patchbay: Patchbay, dataDir: string): Router
       return { strategy: status.strategy, paused: status.paused, failingEndpoints: failingFromStatus(status.endpoints), today: { day, requests: totals.requests, costUsd: totals.cost_usd } };
     },
     async setStrategy(strategy) {
-      management.setRouting({ strategy });
+      await management.setRouting({ strategy });
     },
     async setPaused(paused) {
-      management.setRouting({ paused });
+      await management.setRouting({ paused });
     },
     async createKey(name) {
       return (await management.createKey({ name })).secret;
     },
     async signInUrl() {
-      return patchbay.createSignInUrl();
+      return patchbay.signInLink();
     },
     subscribe(listener) {
       return patchbay.events.subscribe((name, data) => listener({ name, data } as Parameters<typeof listener>[0]));

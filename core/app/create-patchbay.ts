@@ -3,9 +3,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
-import { loadConfigFile, type PatchbayConfig } from '../config/load-config.ts';
+import { loadConfigFile, readConfigFile, type PatchbayConfig } from '../config/load-config.ts';
+import { FileConfigStore, type ConfigStore } from '../config/config-store.ts';
+import { applyConfig } from '../management/apply-config-change.ts';
 import { createRequestListener } from '../http/create-http-app.ts';
-import { DashboardSessions } from '../http/dashboard-sessions.ts';
+import { DashboardSessions, type DashboardSignIn } from '../http/dashboard-sessions.ts';
 import { HostGuard } from '../http/host-guard.ts';
 import { limitConnections } from '../http/limit-connections.ts';
 import { KeyLimiter } from '../keys/key-limiter.ts';
@@ -20,6 +22,7 @@ import { announceServer, lockDataDir, type DataDirLock } from './data-dir-lock.t
 import { reachableHostNames, resolveListenAddresses } from './listen-addresses.ts';
 import { seedHealth } from '../routing/seed-health.ts';
 import { KeychainSecretStore } from '../secrets/keychain-secret-store.ts';
+import { readSecretsFile } from '../secrets/read-secrets-file.ts';
 import { closeTokenCounter } from '../tokens/count-tokens.ts';
 import type { PatchbayDatabase } from '../usage/open-database.ts';
 import type { UsageStore } from '../usage/usage-store.ts';
@@ -39,6 +42,8 @@ export interface PatchbayOptions {
   port?: number;
   /** Environment for provider secrets; tests pass their own so they never read the developer's. */
   env?: NodeJS.ProcessEnv;
+  /** A server's provider secrets file (`--secrets-file`, PATCHBAY_SECRETS_FILE): NAME=value lines, mode 600 checked before anything starts. */
+  secretsFile?: string;
   /** Keychain service name the provider secrets are stored under (tests use their own). */
   keychainService?: string;
   /** How long a shutdown waits for in-flight requests before cutting them (default SHUTDOWN_GRACE_MS). */
@@ -52,6 +57,8 @@ export interface PatchbayOptions {
   databaseUrl?: string;
   /** List this server among the user's running servers, so a CLI without --data-dir finds it (`patchbay serve`). */
   announce?: boolean;
+  /** The routing health's clock (breaker cool-downs, rate-limit windows, the health window); tests pass their own. */
+  healthClock?: () => number;
 }
 
 export interface Patchbay {
@@ -84,6 +91,8 @@ export interface Patchbay {
    * URL fragment, valid 10 minutes; the admin token never goes into a URL.
    */
   createSignInUrl(): string;
+  /** The same link on either backend (on PostgreSQL the code is in the database, so any replica accepts it). */
+  signInLink(): Promise<string>;
   /** Stops accepting, waits for in-flight requests, flushes usage, closes the database. */
   close(): Promise<void>;
 }
@@ -91,41 +100,68 @@ export interface Patchbay {
 /** The one composition root: the CLI, the desktop app and every integration test start Patchbay here. */
 export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay> {
   const log = options.log ?? ((message: string) => console.error(message));
+  // First: a secrets file others can read stops the start before anything is opened.
+  const fileSecrets = options.secretsFile ? readSecretsFile(options.secretsFile) : null;
   const config = loadConfigFile(options.configPath ?? join(options.dataDir, 'config.json'), { required: options.configPath !== undefined });
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   // Before anything opens the database: one data dir, one server.
   const lock = lockDataDir(options.dataDir);
   try {
-    return await startPatchbay(options, log, config, lock);
+    return await startPatchbay(options, log, config, lock, fileSecrets);
   } catch (error) {
     lock.release();
     throw error;
   }
 }
 
-async function startPatchbay(options: PatchbayOptions, log: (message: string) => void, config: PatchbayConfig, lock: DataDirLock): Promise<Patchbay> {
+async function startPatchbay(options: PatchbayOptions, log: (message: string) => void, fileConfig: PatchbayConfig, lock: DataDirLock, fileSecrets: Record<string, string> | null): Promise<Patchbay> {
+  let config = fileConfig;
   const permissionsNotice = tightenPermissions(options.dataDir);
   if (permissionsNotice) log(permissionsNotice);
   const host = options.host ?? config.host;
   setUpstreamLimits(options.limits);
   const events = new EventHub();
   const stores = await openStores({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, log, events });
+  const configPath = options.configPath ?? join(options.dataDir, 'config.json');
+  // A team's replicas share the config the dashboard changes, the dashboard's sessions and the live events.
+  const team = stores.postgres
+    ? (await import('../postgres/open-postgres-settings.ts')).openPostgresSettings({
+        ...stores.postgres,
+        configPath,
+        fileRaw: readConfigFile(configPath, { required: options.configPath !== undefined }),
+        hub: events,
+        sessions: { now: options.dashboard?.now },
+        log,
+      })
+    : null;
+  const configStore: ConfigStore = team?.config ?? new FileConfigStore(configPath, config);
+  try {
+    const settings = await configStore.load();
+    config = settings.config;
+    config.paused = settings.paused;
+  } catch (error) {
+    await team?.close();
+    await stores.close();
+    throw error;
+  }
   const { keys, usage } = stores;
-  const secrets = new KeychainSecretStore(options.env ?? process.env, options.keychainService);
+  // The secrets file's variables, under the environment's (a variable set in the environment wins, as with dotenv).
+  const secrets = new KeychainSecretStore({ ...fileSecrets, ...(options.env ?? process.env) }, options.keychainService);
+  if (fileSecrets) log(`Provider secrets from ${options.secretsFile}: ${Object.keys(fileSecrets).join(', ') || 'none'}.`);
   const keychainNotice = secrets.unavailableNotice();
   if (keychainNotice) log(keychainNotice);
   // Pass-through ids (any model of a user-defined provider) are not in the catalog: their health expires.
-  const health = new HealthTracker({ ...config.breaker, windowSize: config.healthWindow.size, windowMs: config.healthWindow.maxAgeMs }, Date.now, (id) => catalog.endpoints.has(id));
+  const health = new HealthTracker({ ...config.breaker, windowSize: config.healthWindow.size, windowMs: config.healthWindow.maxAgeMs }, options.healthClock ?? Date.now, (id) => catalog.endpoints.has(id));
   const { catalog, router } = createRouter(config, secrets, health);
   seedHealth(health, await stores.reader.recentAttempts(Date.now() - config.healthWindow.maxAgeMs));
   const interfaces = networkInterfaces();
   const hostGuard = new HostGuard({ allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins, listenHost: host, reachableAt: reachableHostNames(host, interfaces) });
-  const limiter = new KeyLimiter(stores.ledger);
-  const configPath = options.configPath ?? join(options.dataDir, 'config.json');
+  const limiter = new KeyLimiter(stores.ledger, Date.now, { rates: stores.rates, capsWhenUnreachable: config.capsWhenDatabaseUnreachable, log });
   connectEvents(events, health, limiter);
   const management = new ManagementService({
     config,
     configPath,
+    configStore,
     catalog,
     router,
     keys,
@@ -139,8 +175,22 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
     onRoutingChange: (routing) => events.emit('routing', routing),
   });
   const adminToken = loadAdminToken(options.dataDir);
-  // In memory only: restarting Patchbay signs every dashboard out.
-  const sessions = new DashboardSessions({ now: options.dashboard?.now });
+  // One machine: in memory only (restarting Patchbay signs every dashboard out). A team: in PostgreSQL.
+  const sessions: DashboardSignIn = team?.sessions ?? new DashboardSessions({ now: options.dashboard?.now });
+  // Another replica's change: the secrets stay bound to where each provider pointed (as for a change made here), then it applies.
+  configStore.onChange = (next) => {
+    for (const provider of config.providers.values()) secrets.pin(provider);
+    applyConfig({ config, catalog }, next.config);
+    config.paused = next.paused;
+    events.emit('routing', management.getRouting());
+  };
+  try {
+    await team?.start();
+  } catch (error) {
+    await team?.close();
+    await stores.close();
+    throw error;
+  }
   const { listener, drain } = createRequestListener({ config, catalog, router, keys, limiter, usage, health, hostGuard, management, adminToken, log, sessions, dashboardDir: options.dashboard?.dir });
 
   const firstKey = (await keys.createIfNone({ name: 'default' }))?.secret ?? null;
@@ -165,6 +215,7 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
     // Not listening (the port is taken, say): release what was opened, so a caller that retries
     // on another port (the desktop app) holds one database and one writer thread, not two.
     events.close();
+    await team?.close();
     await stores.close();
     await closeTokenCounter();
     throw error;
@@ -202,7 +253,11 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
     },
     health,
     firstKey,
-    createSignInUrl: () => `${url}/ui/#code=${sessions.createCode().code}`,
+    createSignInUrl: () => {
+      if (!(sessions instanceof DashboardSessions)) throw new Error('This Patchbay keeps sign-in codes in PostgreSQL: use signInLink().');
+      return `${url}/ui/#code=${sessions.createCode().code}`;
+    },
+    signInLink: async () => `${url}/ui/#code=${(await sessions.createCode()).code}`,
     close() {
       closing ??= new Promise<void>((resolve) => {
         // Keep-alive connections become idle as their last response ends: close them as they do,
@@ -217,6 +272,7 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
           clearTimeout(deadline);
           // Requests cut at the deadline still finish their bookkeeping: wait for it, then save.
           await drain();
+          await team?.close();
           await stores.close();
           await closeTokenCounter();
           lock.release();

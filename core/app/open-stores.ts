@@ -1,7 +1,9 @@
+import type pg from 'pg';
 import type { EventHub } from '../events/event-hub.ts';
 import type { BudgetLedger } from '../keys/budget-ledger.ts';
 import { MemoryBudgetLedger } from '../keys/budget-ledger.ts';
 import type { KeyBackend } from '../keys/key-backend.ts';
+import type { SharedRateWindows } from '../keys/shared-rate-windows.ts';
 import { KeyStore } from '../keys/key-store.ts';
 import { SqliteKeyBackend } from '../keys/sqlite-key-backend.ts';
 import { openDatabase, type PatchbayDatabase } from '../usage/open-database.ts';
@@ -16,8 +18,12 @@ export interface Stores {
   usage: UsageSink;
   reader: UsageReader;
   ledger: BudgetLedger;
+  /** Rate limits shared by a team's replicas (PostgreSQL); absent on SQLite, whose windows are the process's own. */
+  rates?: SharedRateWindows;
   /** The SQLite objects themselves (tests and the benchmark read the file); null on PostgreSQL. */
   sqlite: { db: PatchbayDatabase; keys: KeyStore; usage: UsageStore } | null;
+  /** PostgreSQL's pool, URL and this replica's id (the shared config, sessions and events use them); null on SQLite. */
+  postgres: { pool: pg.Pool; url: string; replica: string } | null;
   /** Commits queued usage rows and closes the connections. */
   close(): Promise<void>;
 }
@@ -50,6 +56,7 @@ export async function openStores(options: StoreOptions): Promise<Stores> {
     // One process owns the file: the caps are kept in its memory, from the month's usage rows.
     ledger: new MemoryBudgetLedger((keyId, monthStart) => reader.keyTotalsSince(keyId, monthStart)),
     sqlite: { db, keys: keyStore, usage },
+    postgres: null,
     async close() {
       await usage.close();
       db.close();

@@ -82,14 +82,15 @@ Which provider now, and why: the ranked candidates with their score parts, and e
 out with its reason. Changes nothing. Exits 1 when no endpoint could serve the request.`,
   pause: `Usage: patchbay routing pause
 
-Pauses the running Patchbay: /v1 requests get 503 until "patchbay routing resume" (not saved; a restart resumes).`,
+Pauses the running Patchbay: /v1 requests get 503 until "patchbay routing resume" (not saved; a restart resumes).
+With PATCHBAY_DATABASE_URL (a team's replicas) it pauses every replica, saved until resumed.`,
   resume: `Usage: patchbay routing resume
 
 Resumes routing after "patchbay routing pause".`,
 };
 
 const COMMANDS: Record<string, string> = {
-  serve: `Usage: patchbay serve [--port N] [--host H] [--data-dir DIR] [--config FILE] [--database URL]
+  serve: `Usage: patchbay serve [--port N] [--host H] [--data-dir DIR] [--config FILE] [--database URL] [--secrets-file PATH]
 
 Starts the router (default http://127.0.0.1:8790/v1). Stop it with Ctrl-C: in-flight requests finish.
 
@@ -98,7 +99,10 @@ Starts the router (default http://127.0.0.1:8790/v1). Stop it with Ctrl-C: in-fl
                    reachable from the network, protected only by Patchbay keys.
   --database URL   keys, usage and caps in PostgreSQL (postgres://USER@HOST:PORT/DB; or set
                    PATCHBAY_DATABASE_URL), shared by every replica started with the same URL.
-                   Without it: SQLite in the data dir.`,
+                   Without it: SQLite in the data dir.
+  --secrets-file PATH  provider secrets as NAME=value lines (OPENAI_API_KEY=sk-...; or set
+                   PATCHBAY_SECRETS_FILE). Must be readable by its owner only (chmod 600), else
+                   Patchbay does not start. Variables set in the environment win over the file.`,
   keys: `Usage:\n${Object.values(KEYS).map((text) => `  ${text.split('\n')[0].replace('Usage: ', '')}`).join('\n')}\n\nKey settings:\n${KEY_FLAGS}\n\n"patchbay keys create --help" and the like tell more.`,
   providers: `Usage:\n${Object.values(PROVIDERS).map((text) => `  ${text.split('\n')[0].replace('Usage: ', '')}`).join('\n')}\n\n"patchbay providers set-key --help" and the like tell more.`,
   routing: `Usage:\n${Object.values(ROUTING).map((text) => `  ${text.split('\n')[0].replace('Usage: ', '')}`).join('\n')}\n\n"patchbay routing explain --help" and the like tell more.`,

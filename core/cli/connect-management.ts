@@ -5,7 +5,7 @@ import { readVersion } from '../app/create-patchbay.ts';
 import { createRouter } from '../app/create-router.ts';
 import { loadAdminToken } from '../app/admin-token.ts';
 import { findDataDir } from './find-data-dir.ts';
-import { loadConfigFile } from '../config/load-config.ts';
+import { loadConfigFile, readConfigFile } from '../config/load-config.ts';
 import { KeyStore } from '../keys/key-store.ts';
 import { createKeySchema, explainRouteSchema, keySettingsSchema, providerKeyLabelSchema, providerSecretSchema, routingSettingsSchema, usageSessionsQuerySchema } from '../management/management-schemas.ts';
 import { callManagementApi, ManagementApiError } from '../management/call-management-api.ts';
@@ -33,7 +33,7 @@ export type Management = {
 } & {
   createKey: (input: z.input<typeof createKeySchema>) => Promise<Awaited<ReturnType<Service['createKey']>>>;
   updateKey: (id: string, input: z.input<typeof keySettingsSchema>) => Promise<Awaited<ReturnType<Service['updateKey']>>>;
-  setRouting: (input: z.input<typeof routingSettingsSchema>) => Promise<ReturnType<Service['setRouting']>>;
+  setRouting: (input: z.input<typeof routingSettingsSchema>) => Promise<Awaited<ReturnType<Service['setRouting']>>>;
   explainRoute: (input: z.input<typeof explainRouteSchema>) => Promise<Awaited<ReturnType<Service['explainRoute']>>>;
   usageSessions: (query: { from: string; to: string; limit: number }) => Promise<Awaited<ReturnType<Service['usageSessions']>>>;
 };
@@ -42,6 +42,8 @@ export interface ManagementConnection {
   management: Management;
   /** "server" when a running Patchbay answered, "offline" when the CLI works on the data dir itself. */
   mode: 'server' | 'offline';
+  /** Offline on a team's PostgreSQL (PATCHBAY_DATABASE_URL): a routing change or pause reaches every running replica. */
+  team?: boolean;
   /** Awaited: a PostgreSQL pool left open would keep the CLI running. */
   close(): void | Promise<void>;
 }
@@ -66,10 +68,25 @@ export async function connectManagement(values: { 'data-dir'?: string; config?: 
     }
   }
   const configPath = values.config ?? join(dataDir, 'config.json');
-  const config = loadConfigFile(configPath, { required: values.config !== undefined });
+  let config = loadConfigFile(configPath, { required: values.config !== undefined });
   const databaseUrl = env.PATCHBAY_DATABASE_URL || undefined;
   // A team's database (PATCHBAY_DATABASE_URL): the same stores the replicas use. Otherwise the data dir's SQLite file.
   const postgres = databaseUrl ? await (await import('../postgres/open-postgres-stores.ts')).openPostgresStores({ url: databaseUrl, log: () => undefined, events: new EventHub() }) : null;
+  // And the team's config: a routing change made here reaches every running replica.
+  const team = postgres?.postgres
+    ? (await import('../postgres/open-postgres-settings.ts')).openPostgresSettings({
+        ...postgres.postgres,
+        configPath,
+        fileRaw: readConfigFile(configPath, { required: values.config !== undefined }),
+        hub: new EventHub(),
+        log: () => undefined,
+      })
+    : null;
+  if (team) {
+    const settings = await team.config.load();
+    config = settings.config;
+    config.paused = settings.paused;
+  }
   const db = postgres ? null : openDatabase(dataDir);
   const secrets = new KeychainSecretStore(env, env.PATCHBAY_KEYCHAIN_SERVICE || undefined);
   const health = new HealthTracker({ ...config.breaker, windowSize: config.healthWindow.size, windowMs: config.healthWindow.maxAgeMs });
@@ -77,6 +94,7 @@ export async function connectManagement(values: { 'data-dir'?: string; config?: 
   const service = new ManagementService({
     config,
     configPath,
+    configStore: team?.config,
     catalog,
     router,
     keys: postgres ? postgres.keys : new SqliteKeyBackend(new KeyStore(db!)),
@@ -90,7 +108,9 @@ export async function connectManagement(values: { 'data-dir'?: string; config?: 
   return {
     management,
     mode: 'offline',
+    team: team !== null,
     close: async () => {
+      await team?.close();
       if (postgres) await postgres.close();
       else db!.close();
     },

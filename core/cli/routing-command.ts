@@ -23,8 +23,9 @@ export async function runRoutingCommand(args: string[], io: CliIo): Promise<numb
   try {
     const { management } = connection;
     if (action === 'pause' || action === 'resume') {
-      // Pausing is a state of the running router, not a setting: there is nothing to pause without one.
-      if (connection.mode !== 'server') throw new UsageError(`Patchbay is not running, so there is nothing to ${action}; start it with "npm start".`);
+      // Pausing is a state of the running router, not a setting: there is nothing to pause without one
+      // (a team's database has its replicas: the pause saved there reaches them).
+      if (connection.mode !== 'server' && !connection.team) throw new UsageError(`Patchbay is not running, so there is nothing to ${action}; start it with "npm start".`);
       await management.setRouting({ paused: action === 'pause' });
       io.out(action === 'pause' ? 'Paused: /v1 requests get 503 until "patchbay routing resume".\n' : 'Resumed: routing requests again.\n');
       return 0;

@@ -4,7 +4,7 @@ import type { ProviderView } from '../management/management-service.ts';
 import { parseCommand, UsageError, type CliIo } from './run-cli.ts';
 
 export async function runServeCommand(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseCommand(args, { port: { type: 'string', short: 'p' }, host: { type: 'string' }, database: { type: 'string' } });
+  const { values } = parseCommand(args, { port: { type: 'string', short: 'p' }, host: { type: 'string' }, database: { type: 'string' }, 'secrets-file': { type: 'string' } });
   const databaseUrl = (values.database as string | undefined) ?? (io.env.PATCHBAY_DATABASE_URL || undefined);
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new UsageError(`--database takes a PostgreSQL URL (postgres://USER@HOST:PORT/DB), not "${databaseUrl.replace(/:[^:@/]*@/, ':***@')}".`);
@@ -24,6 +24,7 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
     keychainService: io.env.PATCHBAY_KEYCHAIN_SERVICE || undefined,
     log: (message) => io.err(`${message}\n`),
     databaseUrl,
+    secretsFile: (values['secrets-file'] as string | undefined) ?? (io.env.PATCHBAY_SECRETS_FILE || undefined),
     announce: true,
   });
   if (patchbay.firstKey) {
@@ -35,7 +36,7 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
   for (const url of patchbay.urls) io.out(`Patchbay listening on ${url}/v1\n`);
   io.out(describeProviderKeys(patchbay.management.listProviders()));
   // The sign-in code travels in the URL fragment, which browsers never send to a server or log.
-  io.out(`Dashboard: ${patchbay.url}/ui/\nSign in: ${patchbay.createSignInUrl()}\n`);
+  io.out(`Dashboard: ${patchbay.url}/ui/\nSign in: ${await patchbay.signInLink()}\n`);
   if (patchbay.exposed) {
     io.err(
       `Warning: listening on ${patchbay.host}, so the API is reachable from the network, protected only by Patchbay keys (and the management API by the admin token). ` +

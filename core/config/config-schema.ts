@@ -156,6 +156,12 @@ export const configSchema = z.strictObject({
     .optional(),
   /** The coding agents `patchbay claude` and `patchbay codex` start: their models and windows. */
   agents: agentsSchema.optional(),
+  keys: z
+    .strictObject({
+      /** A team's gateway (PostgreSQL) while the database cannot be reached: refuse capped keys with a 503 ("closed", the default) or admit them unchecked ("open"). */
+      capsWhenDatabaseUnreachable: z.enum(['closed', 'open']).optional(),
+    })
+    .optional(),
   usage: z
     .strictObject({
       /** Flat fee in USD added to every request's cost. */

@@ -56,6 +56,8 @@ export interface PatchbayConfig {
   revision: number;
   /** Routing paused from the tray or dashboard: /v1 requests get a 503 until resumed. Not saved: a restart resumes. */
   paused: boolean;
+  /** keys.capsWhenDatabaseUnreachable: capped keys while PostgreSQL is away, refused (closed, the default) or admitted unchecked (open). */
+  capsWhenDatabaseUnreachable: 'closed' | 'open';
   /** agents: the profiles `patchbay claude` and `patchbay codex` start the agents with. */
   agents: AgentProfiles;
 }
@@ -64,20 +66,24 @@ export interface PatchbayConfig {
 export class ConfigError extends Error {}
 
 export function loadConfigFile(path: string, { required }: { required: boolean }): PatchbayConfig {
+  const raw = readConfigFile(path, { required });
+  return raw === null ? resolveConfig({}, null) : parseConfig(raw, path);
+}
+
+/** The config file's JSON as written (not validated); null when it does not exist and need not. */
+export function readConfigFile(path: string, { required }: { required: boolean }): unknown {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !required) return resolveConfig({}, null);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !required) return null;
     throw new ConfigError(`Cannot read config file ${path}: ${(error as Error).message}`);
   }
-  let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    return JSON.parse(text);
   } catch (error) {
     throw new ConfigError(`Config file ${path} is not valid JSON: ${(error as Error).message}. Fix the file; Patchbay never replaces it.`);
   }
-  return parseConfig(raw, path);
 }
 
 export function parseConfig(raw: unknown, path: string | null): PatchbayConfig {
@@ -179,6 +185,7 @@ function resolveConfig(file: PatchbayConfigFile, path: string | null): PatchbayC
     revision: 0,
     paused: false,
     agents: file.agents ?? {},
+    capsWhenDatabaseUnreachable: file.keys?.capsWhenDatabaseUnreachable ?? 'closed',
   };
 }
 

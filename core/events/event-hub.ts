@@ -38,6 +38,8 @@ export type EventListener = <K extends EventName>(name: K, data: PatchbayEvents[
 export class EventHub {
   /** Each listener with what ends its stream when Patchbay shuts down. */
   private readonly listeners = new Map<EventListener, () => void>();
+  /** Told after a subscription starts or ends (a team's replicas announce that a dashboard watches). */
+  onSubscribersChange: (() => void) | null = null;
 
   get listening(): boolean {
     return this.listeners.size > 0;
@@ -50,17 +52,19 @@ export class EventHub {
   /** Returns the unsubscribe function. `onClose` runs if Patchbay shuts down first (an open stream must not hold the shutdown). */
   subscribe(listener: EventListener, onClose: () => void = () => undefined): () => void {
     this.listeners.set(listener, onClose);
+    this.onSubscribersChange?.();
     return () => this.unsubscribe(listener);
   }
 
   unsubscribe(listener: EventListener): void {
-    this.listeners.delete(listener);
+    if (this.listeners.delete(listener)) this.onSubscribersChange?.();
   }
 
   /** Shutdown: ends every subscription. */
   close(): void {
     const closers = [...this.listeners.values()];
     this.listeners.clear();
+    this.onSubscribersChange?.();
     for (const onClose of closers) onClose();
   }
 

@@ -21,7 +21,7 @@ import {
 } from '../management/management-schemas.ts';
 import { serveEvents } from './serve-events.ts';
 import type { ManagementService } from '../management/management-service.ts';
-import { clearedSessionCookie, readSessionCookies, SESSION_HEADER, sessionCookie, type DashboardSessions } from './dashboard-sessions.ts';
+import { clearedSessionCookie, readSessionCookies, SESSION_HEADER, sessionCookie, type DashboardSignIn } from './dashboard-sessions.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { renderError } from './render-error.ts';
 import { validateBody } from './validate-body.ts';
@@ -32,7 +32,7 @@ export interface ApiDeps {
   /** Origins allowed to call /api from a browser: Patchbay's own pages. */
   isOwnOrigin: (origin: string, hostHeader: string | undefined) => boolean;
   log: (message: string) => void;
-  sessions: DashboardSessions;
+  sessions: DashboardSignIn;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -47,12 +47,13 @@ function sessionToken(req: Request): string | undefined {
  * Which credential a request carries: the admin token, a live dashboard session (its cookie and
  * its X-Patchbay-Session header, both), or neither.
  */
-function authenticateManagement(req: Request, deps: ApiDeps): 'admin' | 'session' | null {
+async function authenticateManagement(req: Request, deps: ApiDeps): Promise<'admin' | 'session' | null> {
   const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
   if (match && tokensEqual(match[1], deps.adminToken)) return 'admin';
   const token = sessionToken(req);
   if (token === undefined) return null;
-  return readSessionCookies(req.headers.cookie).some((id) => deps.sessions.check(id, token)) ? 'session' : null;
+  for (const id of readSessionCookies(req.headers.cookie)) if (await deps.sessions.check(id, token)) return 'session';
+  return null;
 }
 
 type Handler = (req: Request) => unknown;
@@ -89,7 +90,7 @@ export function createApiRouter(deps: ApiDeps): express.Router {
       const code = (input as { code?: unknown } | null)?.code;
       if (typeof code !== 'string') throw new InvalidRequestError('Send {"code": "<the code after #code= in the sign-in link>"}.', 'code');
       // Wrong codes are counted per connection: a guessing loop slows itself down, never the user.
-      const { id, token } = deps.sessions.redeemCode(code, req.socket);
+      const { id, token } = await deps.sessions.redeemCode(code, req.socket);
       res.setHeader('set-cookie', sessionCookie(id, deps.sessions.sessionMaxAgeMs));
       res.json({ token, header: 'X-Patchbay-Session', expires_in_s: Math.floor(deps.sessions.sessionMaxAgeMs / 1000) });
     } catch (error) {
@@ -98,8 +99,13 @@ export function createApiRouter(deps: ApiDeps): express.Router {
     }
   });
 
-  router.use((req: Request, res: Response, next: NextFunction) => {
-    const auth = authenticateManagement(req, deps);
+  router.use(async (req: Request, res: Response, next: NextFunction) => {
+    let auth: Awaited<ReturnType<typeof authenticateManagement>>;
+    try {
+      auth = await authenticateManagement(req, deps);
+    } catch (error) {
+      return renderError(res, error, deps.log);
+    }
     if (auth === 'session' && !SAFE_METHODS.has(req.method) && req.headers.origin === undefined) {
       // SameSite=Strict does not stop another page on this machine (any port of 127.0.0.1 is the
       // same site): a write on the strength of the cookie must prove it comes from our own page.
@@ -131,18 +137,26 @@ export function createApiRouter(deps: ApiDeps): express.Router {
   router.get('/session', (_req: Request, res: Response) => {
     res.json({ signed_in: true });
   });
-  router.delete('/session', (req: Request, res: Response) => {
-    const token = sessionToken(req);
-    for (const id of readSessionCookies(req.headers.cookie)) if (deps.sessions.check(id, token)) deps.sessions.end(id);
-    res.setHeader('set-cookie', clearedSessionCookie());
-    res.status(204).end();
+  router.delete('/session', async (req: Request, res: Response) => {
+    try {
+      const token = sessionToken(req);
+      for (const id of readSessionCookies(req.headers.cookie)) if (await deps.sessions.check(id, token)) await deps.sessions.end(id);
+      res.setHeader('set-cookie', clearedSessionCookie());
+      res.status(204).end();
+    } catch (error) {
+      renderError(res, error, deps.log);
+    }
   });
-  router.post('/session/code', (req: Request, res: Response) => {
+  router.post('/session/code', async (req: Request, res: Response) => {
     if (res.locals.auth !== 'admin') {
       return renderError(res, new PatchbayError('Only the admin token may create sign-in codes ("patchbay ui" does this for you).', { status: 403, type: 'permission_error', code: 'admin_token_required' }), deps.log);
     }
-    const { code, expiresAt } = deps.sessions.createCode();
-    res.json({ code, url: `http://${req.headers.host}/ui/#code=${code}`, expires_at: new Date(expiresAt).toISOString() });
+    try {
+      const { code, expiresAt } = await deps.sessions.createCode();
+      res.json({ code, url: `http://${req.headers.host}/ui/#code=${code}`, expires_at: new Date(expiresAt).toISOString() });
+    } catch (error) {
+      renderError(res, error, deps.log);
+    }
   });
 
   const json = (handler: Handler) => async (req: Request, res: Response) => {
@@ -174,7 +188,7 @@ export function createApiRouter(deps: ApiDeps): express.Router {
   router.post('/providers', json(async (req) => management.addProvider(await body(req, newProviderSchema))));
   router.delete('/providers/:name', async (req: Request, res: Response) => {
     try {
-      management.deleteProvider(param(req, 'name'));
+      await management.deleteProvider(param(req, 'name'));
       res.status(204).end();
     } catch (error) {
       renderError(res, error, deps.log);

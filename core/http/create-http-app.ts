@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import type { ManagementService } from '../management/management-service.ts';
-import type { DashboardSessions } from './dashboard-sessions.ts';
+import type { DashboardSignIn } from './dashboard-sessions.ts';
 import type { HostGuard } from './host-guard.ts';
 import { abandonResponse, renderError } from './render-error.ts';
 import { createV1Dispatcher, type V1Deps } from './v1/create-v1-dispatcher.ts';
@@ -11,7 +11,7 @@ export interface HttpDeps extends V1Deps {
   management: ManagementService;
   adminToken: string;
   /** Dashboard sign-in codes and sessions (the other credential /api accepts). */
-  sessions: DashboardSessions;
+  sessions: DashboardSignIn;
   /** The built dashboard served at /ui (default: renderer/dist in the package). */
   dashboardDir?: string;
 }

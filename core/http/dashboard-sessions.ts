@@ -40,6 +40,23 @@ const GLOBAL_SOURCE = {};
 const HOUR = 60 * MINUTE;
 
 /**
+ * The dashboard's sign-in as the HTTP layer uses it: in this process's memory (one machine,
+ * DashboardSessions) or in PostgreSQL (a team's replicas, PostgresDashboardSessions), with the
+ * same rules: single-use codes, two-half sessions, hashes at rest, expiry.
+ */
+export interface DashboardSignIn {
+  readonly codeTtlMs: number;
+  readonly sessionMaxAgeMs: number;
+  createCode(): { code: string; expiresAt: number } | Promise<{ code: string; expiresAt: number }>;
+  redeemCode(code: unknown, source?: object): SessionSecrets | Promise<SessionSecrets>;
+  check(id: string, token: string | undefined): boolean | Promise<boolean>;
+  end(id: string): void | Promise<void>;
+}
+
+/** The defaults both implementations use. */
+export const SIGN_IN_DEFAULTS = { codeTtlMs: 10 * MINUTE, maxCodes: 5, sessionIdleMs: 12 * HOUR, sessionMaxAgeMs: 7 * 24 * HOUR, maxSessions: 50 };
+
+/**
  * The dashboard's sign-in: one-time codes (printed by `patchbay serve` / `patchbay ui`, carried in a
  * URL fragment) exchanged for a session, so the admin token never has to reach a browser.
  *
@@ -50,33 +67,27 @@ const HOUR = 60 * MINUTE;
  * Everything lives in memory, as SHA-256 hashes of the secrets: a memory dump or a log line shows no
  * usable code or session, and restarting Patchbay signs everyone out.
  */
-export class DashboardSessions {
+export class DashboardSessions implements DashboardSignIn {
   readonly codeTtlMs: number;
   readonly sessionMaxAgeMs: number;
   private readonly now: () => number;
   private readonly maxCodes: number;
   private readonly sessionIdleMs: number;
   private readonly maxSessions: number;
-  private readonly failureLimit: number;
-  private readonly failureWindowMs: number;
-  private readonly lockoutMs: number;
   /** Hash of a code -> when it expires; insertion order is age order. */
   private readonly codes = new Map<string, number>();
   /** Hash of a session id -> its times; insertion order is age order. */
   private readonly sessions = new Map<string, Session>();
-  /** Per source (a client connection): its recent failure times and how long it is throttled. Weak: a closed connection takes its entry along. */
-  private readonly failures = new WeakMap<object, { times: number[]; lockedUntil: number }>();
+  private readonly throttle: SignInThrottle;
 
   constructor(options: DashboardSessionOptions = {}) {
     this.now = options.now ?? Date.now;
-    this.codeTtlMs = options.codeTtlMs ?? 10 * MINUTE;
-    this.maxCodes = options.maxCodes ?? 5;
-    this.sessionIdleMs = options.sessionIdleMs ?? 12 * HOUR;
-    this.sessionMaxAgeMs = options.sessionMaxAgeMs ?? 7 * 24 * HOUR;
-    this.maxSessions = options.maxSessions ?? 50;
-    this.failureLimit = options.failureLimit ?? 20;
-    this.failureWindowMs = options.failureWindowMs ?? MINUTE;
-    this.lockoutMs = options.lockoutMs ?? MINUTE;
+    this.codeTtlMs = options.codeTtlMs ?? SIGN_IN_DEFAULTS.codeTtlMs;
+    this.maxCodes = options.maxCodes ?? SIGN_IN_DEFAULTS.maxCodes;
+    this.sessionIdleMs = options.sessionIdleMs ?? SIGN_IN_DEFAULTS.sessionIdleMs;
+    this.sessionMaxAgeMs = options.sessionMaxAgeMs ?? SIGN_IN_DEFAULTS.sessionMaxAgeMs;
+    this.maxSessions = options.maxSessions ?? SIGN_IN_DEFAULTS.maxSessions;
+    this.throttle = new SignInThrottle(options, this.codeTtlMs);
   }
 
   /** A fresh single-use code (128 bits). */
@@ -102,29 +113,7 @@ export class DashboardSessions {
     const hash = typeof code === 'string' && code.length > 0 && code.length <= 256 ? hashSecret(code) : '';
     const expiresAt = this.codes.get(hash);
     this.codes.delete(hash);
-    if (expiresAt === undefined || expiresAt <= now) {
-      const record = this.failures.get(source) ?? { times: [], lockedUntil: 0 };
-      this.failures.set(source, record);
-      if (now < record.lockedUntil) {
-        throw new RateLimitError(
-          `Too many wrong sign-in codes on this connection; it is refused for ${Math.ceil((record.lockedUntil - now) / 1000)} s. A valid link from "patchbay ui" still works (on a new connection).`,
-          'rate_limit_exceeded',
-          (record.lockedUntil - now) / 1000,
-        );
-      }
-      record.times = record.times.filter((at) => now - at < this.failureWindowMs);
-      record.times.push(now);
-      if (record.times.length >= this.failureLimit) {
-        record.lockedUntil = now + this.lockoutMs;
-        record.times = [];
-      }
-      throw new PatchbayError(`This sign-in code is used, unknown or expired (a code works once, for ${Math.round(this.codeTtlMs / MINUTE)} minutes). Ask for a new link with "patchbay ui".`, {
-        status: 401,
-        type: 'invalid_request_error',
-        code: 'invalid_sign_in_code',
-        param: 'code',
-      });
-    }
+    if (expiresAt === undefined || expiresAt <= now) throw this.throttle.refuse(source, now);
     this.pruneSessions(now);
     while (this.sessions.size >= this.maxSessions) this.sessions.delete(this.sessions.keys().next().value as string);
     const id = randomBytes(32).toString('base64url');
@@ -159,7 +148,55 @@ export class DashboardSessions {
   }
 }
 
-function hashSecret(secret: string): string {
+/**
+ * Counts wrong sign-in codes per source (a client connection): after failureLimit of them within
+ * failureWindowMs, that source's wrong codes get a 429 for lockoutMs. Kept in each process's
+ * memory (a connection belongs to one process). Weak: a closed connection takes its entry along.
+ */
+export class SignInThrottle {
+  private readonly failures = new WeakMap<object, { times: number[]; lockedUntil: number }>();
+  private readonly failureLimit: number;
+  private readonly failureWindowMs: number;
+  private readonly lockoutMs: number;
+  private readonly codeTtlMs: number;
+
+  constructor(options: DashboardSessionOptions, codeTtlMs: number) {
+    this.failureLimit = options.failureLimit ?? 20;
+    this.failureWindowMs = options.failureWindowMs ?? MINUTE;
+    this.lockoutMs = options.lockoutMs ?? MINUTE;
+    this.codeTtlMs = codeTtlMs;
+  }
+
+  /** Counts a used, unknown or expired code against its source; returns the error to throw (401, or 429 while locked out). */
+  refuse(source: object, now: number): PatchbayError {
+    const record = this.failures.get(source) ?? { times: [], lockedUntil: 0 };
+    this.failures.set(source, record);
+    if (now < record.lockedUntil) {
+      return new RateLimitError(
+        `Too many wrong sign-in codes on this connection; it is refused for ${Math.ceil((record.lockedUntil - now) / 1000)} s. A valid link from "patchbay ui" still works (on a new connection).`,
+        'rate_limit_exceeded',
+        (record.lockedUntil - now) / 1000,
+      );
+    }
+    record.times = record.times.filter((at) => now - at < this.failureWindowMs);
+    record.times.push(now);
+    if (record.times.length >= this.failureLimit) {
+      record.lockedUntil = now + this.lockoutMs;
+      record.times = [];
+    }
+    return new PatchbayError(`This sign-in code is used, unknown or expired (a code works once, for ${Math.round(this.codeTtlMs / MINUTE)} minutes). Ask for a new link with "patchbay ui".`, {
+      status: 401,
+      type: 'invalid_request_error',
+      code: 'invalid_sign_in_code',
+      param: 'code',
+    });
+  }
+}
+
+/** The source of attempts whose caller names none (tests, in-process callers). */
+export { GLOBAL_SOURCE };
+
+export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('base64url');
 }
 

@@ -34,6 +34,11 @@ export type ReserveResult = { ok: true; reservation: Reservation; state: BudgetS
  */
 export interface BudgetLedger {
   reserve(key: ApiKeyRecord, estimate: Estimate, now: number): ReserveResult | Promise<ReserveResult>;
+  /**
+   * Adds what a request admitted without a reservation used (caps failing open while the database
+   * was away), once the ledger can be written again. Absent: the ledger never fails (SQLite).
+   */
+  charge?(key: ApiKeyRecord, actual: Estimate, monthStart: number): void;
   close(): Promise<void>;
 }
 

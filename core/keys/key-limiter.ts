@@ -1,6 +1,7 @@
 import { PatchbayError, RateLimitError } from '../errors/patchbay-error.ts';
 import type { KeyCapEvent } from '../events/event-hub.ts';
 import type { ApiKeyRecord } from './key-store.ts';
+import type { SharedRateResult, SharedRateWindows } from './shared-rate-windows.ts';
 import { SlidingLog } from './sliding-log.ts';
 import { MemoryBudgetLedger, startOfMonth, type BudgetLedger, type BudgetState, type Estimate, type MonthUsage, type Reservation, type ReserveResult } from './budget-ledger.ts';
 
@@ -36,6 +37,24 @@ interface RateWindow {
   tokens: SlidingLog;
 }
 
+/** What caps do while the ledger's database cannot be reached: refuse with a 503 (closed) or admit unchecked (open). */
+export type CapsWhenUnreachable = 'closed' | 'open';
+
+export interface KeyLimiterOptions {
+  /** Rate windows shared by a team's replicas (PostgreSQL); without them the windows are this process's own. */
+  rates?: SharedRateWindows | null;
+  /** config `keys.capsWhenDatabaseUnreachable`; default closed. Keys without caps never ask the database. */
+  capsWhenUnreachable?: CapsWhenUnreachable;
+  log?: (message: string) => void;
+}
+
+/** The key's minute as the shared windows last answered it (headers of answers that never reached admission). */
+interface SharedSnapshot {
+  requests: number;
+  tokens: number;
+  resetAt: number;
+}
+
 /** One bit per cap and threshold, so each is announced once per key and month. */
 const CAP_NOTICE = { tokens80: 1, tokens100: 2, usd80: 4, usd100: 8 } as const;
 
@@ -52,8 +71,9 @@ function reachedNotices(key: ApiKeyRecord, usedTokens: number, usedUsd: number):
 }
 
 /**
- * Per-key rate limits (requests and tokens per minute, sliding windows in this process) and monthly
- * caps (a BudgetLedger: in memory for SQLite, in the database for PostgreSQL's replicas).
+ * Per-key rate limits (requests and tokens per minute: sliding windows in this process on SQLite,
+ * shared one-second windows in the database for PostgreSQL's replicas) and monthly caps (a
+ * BudgetLedger: in memory for SQLite, in the database for PostgreSQL's replicas).
  * Rate admission is one synchronous step on Node's single thread, so concurrent requests cannot
  * both take the last slot: 50 parallel requests against a limit of 10 let exactly 10 through.
  *
@@ -73,10 +93,35 @@ export class KeyLimiter {
   /** Told once per key, cap, threshold (80 %, 100 %) and month (the dashboard's live `key_cap` event). */
   onCap: ((event: KeyCapEvent) => void) | null = null;
 
+  private readonly sharedRates: SharedRateWindows | null;
+  private readonly shared = new Map<string, SharedSnapshot>();
+  private readonly capsOpen: boolean;
+  private readonly log: (message: string) => void;
+  /** Since when the database has been unreachable for this limiter (null: reachable), so an outage is logged once. */
+  private unreachableSince: number | null = null;
+  /** Capped requests admitted unchecked while the database was unreachable (`capsWhenDatabaseUnreachable: "open"`). */
+  admittedUncapped = 0;
+
   /** `caps`: a ledger, or how to read a key's settled usage of a month (then the caps are kept in memory). */
-  constructor(caps: BudgetLedger | MonthUsage, clock: () => number = Date.now) {
+  constructor(caps: BudgetLedger | MonthUsage, clock: () => number = Date.now, options: KeyLimiterOptions = {}) {
     this.ledger = typeof caps === 'function' ? new MemoryBudgetLedger(caps) : caps;
     this.clock = clock;
+    this.sharedRates = options.rates ?? null;
+    this.capsOpen = options.capsWhenUnreachable === 'open';
+    this.log = options.log ?? (() => undefined);
+  }
+
+  /** Says once per outage that the database is away and what the limits do meanwhile. */
+  private noteUnreachable(error: Error, what: string): void {
+    if (this.unreachableSince !== null) return;
+    this.unreachableSince = this.clock();
+    this.log(`The database is unreachable (${error.message}): ${what}.`);
+  }
+
+  private noteReachable(): void {
+    if (this.unreachableSince === null) return;
+    this.log(`The database is reachable again after ${((this.clock() - this.unreachableSince) / 1000).toFixed(1)} s; limits and caps are shared again.`);
+    this.unreachableSince = null;
   }
 
   private rateWindow(key: ApiKeyRecord, now: number): RateWindow {
@@ -113,6 +158,8 @@ export class KeyLimiter {
   headers(key: ApiKeyRecord): Record<string, string> {
     if (key.rpmLimit === null && key.tpmLimit === null) return {};
     const now = this.clock();
+    const snapshot = this.sharedRates ? this.shared.get(key.id) : undefined;
+    if (snapshot) return writeRateHeaders(key, snapshot.requests, snapshot.tokens, snapshot.resetAt - now);
     return this.headersFor(key, this.rateWindow(key, now), now);
   }
 
@@ -127,8 +174,21 @@ export class KeyLimiter {
     const reserved = this.ledger.reserve(key, estimate, now);
     if (reserved instanceof Promise) {
       return reserved.then(
-        (result) => this.afterReserve(key, estimate, headers, this.clock(), result),
+        (result) => {
+          this.noteReachable();
+          return this.afterReserve(key, estimate, headers, this.clock(), result);
+        },
         (error: Error) => {
+          if (this.capsOpen) {
+            // The config chose availability over the cap: admitted unchecked, counted and logged.
+            this.admittedUncapped++;
+            this.noteUnreachable(error, 'capped keys are admitted without their cap check meanwhile (keys.capsWhenDatabaseUnreachable is "open")');
+            // No hold to settle, but the month's spend must still count once the database is back.
+            const monthStart = startOfMonth(now);
+            const charged: Reservation = { settle: (actual) => this.ledger.charge?.(key, actual, monthStart), release: () => undefined };
+            return this.admitRate(key, estimate, headers, this.clock(), charged);
+          }
+          this.noteUnreachable(error, 'capped keys are refused with 503 cap_unavailable meanwhile (keys.capsWhenDatabaseUnreachable is "closed", the default)');
           // The caps cannot be checked (PostgreSQL is away): a capped key fails closed, with a retryable 503.
           throw new PatchbayError(`This key's monthly cap cannot be checked right now (the database is unreachable: ${error.message}); retry in a few seconds.`, {
             status: 503,
@@ -141,7 +201,7 @@ export class KeyLimiter {
     return this.afterReserve(key, estimate, headers, now, reserved);
   }
 
-  private afterReserve(key: ApiKeyRecord, estimate: Estimate, headers: Record<string, string>, now: number, result: ReserveResult): Admission {
+  private afterReserve(key: ApiKeyRecord, estimate: Estimate, headers: Record<string, string>, now: number, result: ReserveResult): Admission | Promise<Admission> {
     const { state } = result;
     this.initNotices(key, state);
     if (!result.ok) {
@@ -161,15 +221,25 @@ export class KeyLimiter {
         'insufficient_quota',
       );
     }
+    const reservation = result.reservation;
     try {
-      return this.admitRate(key, estimate, headers, now, result.reservation);
+      const admitted = this.admitRate(key, estimate, headers, now, reservation);
+      if (!(admitted instanceof Promise)) return admitted;
+      return admitted.catch((error: unknown) => {
+        reservation.release();
+        throw error;
+      });
     } catch (error) {
-      result.reservation.release();
+      reservation.release();
       throw error;
     }
   }
 
-  private admitRate(key: ApiKeyRecord, estimate: Estimate, headers: Record<string, string>, now: number, reservation: Reservation | null): Admission {
+  private settleCaps(key: ApiKeyRecord, reservation: Reservation | null, actual: Estimate): void {
+    reservation?.settle(actual, this.onCap === null ? undefined : (state) => this.announce(key, state, reachedNotices(key, state.usedTokens, state.usedUsd)));
+  }
+
+  private admitRate(key: ApiKeyRecord, estimate: Estimate, headers: Record<string, string>, now: number, reservation: Reservation | null): Admission | Promise<Admission> {
     if (key.rpmLimit === null && key.tpmLimit === null) {
       if (reservation === null) return NOTHING_HELD;
       let settled = false;
@@ -177,23 +247,65 @@ export class KeyLimiter {
         settle: (actual: Estimate) => {
           if (settled) return;
           settled = true;
-          reservation.settle(actual, this.onCap === null ? undefined : (state) => this.announce(key, state, reachedNotices(key, state.usedTokens, state.usedUsd)));
+          this.settleCaps(key, reservation, actual);
         },
       };
     }
+    if (this.sharedRates) return this.admitShared(this.sharedRates, key, estimate, headers, reservation);
+    return this.admitLocal(key, estimate, headers, now, reservation);
+  }
+
+  /**
+   * The replicas' shared windows: one round trip. While the database cannot be reached, this
+   * replica's own window holds the limit (each replica then admits up to the limit on its own).
+   */
+  private async admitShared(rates: SharedRateWindows, key: ApiKeyRecord, estimate: Estimate, headers: Record<string, string>, reservation: Reservation | null): Promise<Admission> {
+    if (key.tpmLimit !== null && estimate.tokens > key.tpmLimit) {
+      throw new RateLimitError(tooBigMessage(estimate.tokens, key.tpmLimit), 'rate_limit_exceeded', undefined, this.headers(key));
+    }
+    const tokens = key.tpmLimit !== null ? estimate.tokens : 0;
+    let result: SharedRateResult;
+    try {
+      result = await rates.admit(key, tokens);
+    } catch (error) {
+      this.noteUnreachable(error as Error, "rate limits are held by each replica's own window meanwhile");
+      return this.admitLocal(key, estimate, headers, this.clock(), reservation);
+    }
+    this.noteReachable();
+    const now = this.clock();
+    this.shared.set(key.id, { requests: result.requests, tokens: result.tokens, resetAt: now + result.retryMs });
+    if (!result.admitted) {
+      const retry = result.retryMs / 1000;
+      const refusedHeaders = writeRateHeaders(key, result.requests, result.tokens, result.retryMs);
+      if (key.rpmLimit !== null && result.requests + 1 > key.rpmLimit) throw new RateLimitError(requestsMessage(key.rpmLimit, retry), 'rate_limit_exceeded', retry, refusedHeaders);
+      throw new RateLimitError(tokensMessage(key.tpmLimit!, result.tokens, retry), 'rate_limit_exceeded', retry, refusedHeaders);
+    }
+    writeRateHeaders(key, result.requests, result.tokens, result.retryMs, headers);
+    let settled = false;
+    return {
+      settle: (actual: Estimate) => {
+        if (settled) return;
+        settled = true;
+        if (tokens > 0) rates.adjust(key, result.bucket, actual.tokens - estimate.tokens);
+        this.settleCaps(key, reservation, actual);
+      },
+    };
+  }
+
+  private admitLocal(key: ApiKeyRecord, estimate: Estimate, headers: Record<string, string>, now: number, reservation: Reservation | null): Admission {
     const window = this.rateWindow(key, now);
     if (key.rpmLimit !== null && window.requests.total >= key.rpmLimit) {
       const retry = (window.requests.oldest()! + MINUTE_MS - now) / 1000;
-      throw new RateLimitError(`Rate limit reached for this key: ${key.rpmLimit} requests per minute. Retry in ${retry.toFixed(1)}s.`, 'rate_limit_exceeded', retry, this.headersFor(key, window, now));
+      throw new RateLimitError(requestsMessage(key.rpmLimit, retry), 'rate_limit_exceeded', retry, this.headersFor(key, window, now));
     }
     if (key.tpmLimit !== null) {
       const used = window.tokens.total;
       if (estimate.tokens > key.tpmLimit) {
-        throw new RateLimitError(`This request may use up to ${estimate.tokens} tokens, more than this key's limit of ${key.tpmLimit} tokens per minute. Lower max_tokens or raise the limit.`, 'rate_limit_exceeded', undefined, this.headersFor(key, window, now));
+        throw new RateLimitError(tooBigMessage(estimate.tokens, key.tpmLimit), 'rate_limit_exceeded', undefined, this.headersFor(key, window, now));
       }
       if (used + estimate.tokens > key.tpmLimit) {
         const retry = (window.tokens.oldest()! + MINUTE_MS - now) / 1000;
-        throw new RateLimitError(`Rate limit reached for this key: ${key.tpmLimit} tokens per minute (${used} used). Retry in ${retry.toFixed(1)}s.`, 'rate_limit_exceeded', retry, this.headersFor(key, window, now));
+        throw new RateLimitError(tokensMessage(key.tpmLimit, used, retry), 'rate_limit_exceeded', retry, this.headersFor(key, window, now));
       }
     }
     if (key.rpmLimit !== null) window.requests.push(now, 1);
@@ -205,7 +317,7 @@ export class KeyLimiter {
         if (settled) return;
         settled = true;
         if (tokenEntry >= 0) window.tokens.adjust(tokenEntry, actual.tokens - estimate.tokens);
-        reservation?.settle(actual, this.onCap === null ? undefined : (state) => this.announce(key, state, reachedNotices(key, state.usedTokens, state.usedUsd)));
+        this.settleCaps(key, reservation, actual);
       },
     };
   }
@@ -252,6 +364,26 @@ export class KeyLimiter {
     }
     return headers;
   }
+}
+
+const requestsMessage = (limit: number, retry: number) => `Rate limit reached for this key: ${limit} requests per minute. Retry in ${retry.toFixed(1)}s.`;
+const tokensMessage = (limit: number, used: number, retry: number) => `Rate limit reached for this key: ${limit} tokens per minute (${used} used). Retry in ${retry.toFixed(1)}s.`;
+const tooBigMessage = (tokens: number, limit: number) => `This request may use up to ${tokens} tokens, more than this key's limit of ${limit} tokens per minute. Lower max_tokens or raise the limit.`;
+
+/** The x-ratelimit-* headers from the shared windows' answer (both resets: when the oldest admission leaves). */
+function writeRateHeaders(key: ApiKeyRecord, requests: number, tokens: number, resetMs: number, headers: Record<string, string> = {}): Record<string, string> {
+  const reset = formatDuration(Math.max(0, resetMs));
+  if (key.rpmLimit !== null) {
+    headers['x-ratelimit-limit-requests'] = String(key.rpmLimit);
+    headers['x-ratelimit-remaining-requests'] = String(Math.max(0, key.rpmLimit - requests));
+    headers['x-ratelimit-reset-requests'] = reset;
+  }
+  if (key.tpmLimit !== null) {
+    headers['x-ratelimit-limit-tokens'] = String(key.tpmLimit);
+    headers['x-ratelimit-remaining-tokens'] = String(Math.max(0, key.tpmLimit - tokens));
+    headers['x-ratelimit-reset-tokens'] = reset;
+  }
+  return headers;
 }
 
 /** OpenAI writes reset times as Go durations: "12ms", "1.5s", "1m0s". */

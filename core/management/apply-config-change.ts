@@ -1,6 +1,6 @@
 import { loadCatalog, type Catalog } from '../catalog/load-catalog.ts';
+import type { ConfigStore } from '../config/config-store.ts';
 import { ConfigError, type PatchbayConfig } from '../config/load-config.ts';
-import { editConfigFile } from '../config/write-config.ts';
 import { InvalidRequestError } from '../errors/patchbay-error.ts';
 import { applyRoutingConfig } from '../routing/apply-routing-config.ts';
 
@@ -8,23 +8,35 @@ import { applyRoutingConfig } from '../routing/apply-routing-config.ts';
 export interface LiveConfig {
   config: PatchbayConfig;
   catalog: Catalog;
-  configPath: string;
+  /** Where changes are saved: config.json, or PostgreSQL for a team's replicas. */
+  store: ConfigStore;
 }
 
 /**
- * Edits the config file and applies the result to the running Patchbay: validated first (schema,
- * then every alias, fallback and provider reference), written atomically, and in force for the
- * next request without a restart. A change that does not validate is a 400 naming the field and
- * leaves both the file and the running state as they were.
+ * Edits the stored config and applies the result to the running Patchbay: validated first (schema,
+ * then every alias, fallback and provider reference), saved atomically (on PostgreSQL with the
+ * notification that makes every other replica apply it), and in force for the next request
+ * without a restart. A change that does not validate is a 400 naming the field and leaves both the
+ * stored config and the running state as they were.
  */
-export function applyConfigChange(live: LiveConfig, edit: (raw: Record<string, unknown>) => void): PatchbayConfig {
+export async function applyConfigChange(live: LiveConfig, edit: (raw: Record<string, unknown>) => void): Promise<PatchbayConfig> {
   let next: PatchbayConfig;
   try {
-    next = editConfigFile(live.configPath, edit, (candidate) => applyRoutingConfig(loadCatalog(candidate.providers), candidate));
+    next = await live.store.edit(edit, (candidate) => applyRoutingConfig(loadCatalog(candidate.providers), candidate));
   } catch (error) {
     if (error instanceof ConfigError) throw new InvalidRequestError(error.message.replace(/\nFix the file; Patchbay never replaces it\.$/, ''), fieldOf(error.message), 'invalid_config');
     throw error;
   }
+  applyConfig(live, next);
+  return next;
+}
+
+/**
+ * Puts a validated config in force: the router sees it through applyRoutingConfig and the
+ * revision, requests in flight keep the provider objects they hold. Also used for a change another
+ * replica saved.
+ */
+export function applyConfig(live: Pick<LiveConfig, 'config' | 'catalog'>, next: PatchbayConfig): void {
   const { config, catalog } = live;
   config.strategy = next.strategy;
   config.weights = next.weights;
@@ -42,7 +54,6 @@ export function applyConfigChange(live: LiveConfig, edit: (raw: Record<string, u
   for (const [id, endpoint] of fresh.endpoints) catalog.endpoints.set(id, endpoint);
   applyRoutingConfig(catalog, config);
   config.revision++;
-  return next;
 }
 
 /** The first field a config error names (`  - routing.aliases.x[0]: ...`), as the 400's param. */

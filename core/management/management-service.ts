@@ -4,6 +4,7 @@ import type { Catalog } from '../catalog/load-catalog.ts';
 import { discoverModels, type DiscoveredModel } from '../providers/discover-models.ts';
 import type { RouteExplanation, Router } from '../routing/router.ts';
 import { applyConfigChange, type LiveConfig } from './apply-config-change.ts';
+import { FileConfigStore, type ConfigStore } from '../config/config-store.ts';
 import { listManagedModels, type ManagedModel } from './list-managed-models.ts';
 import { describeAgents } from './describe-agents.ts';
 import { InvalidRequestError, PatchbayError } from '../errors/patchbay-error.ts';
@@ -100,6 +101,8 @@ const MAX_HOURLY_DAYS = 7;
 export interface ManagementDeps {
   config: PatchbayConfig;
   configPath: string;
+  /** Where routing and provider changes are saved (config.json, or PostgreSQL for a team); defaults to the file at configPath. */
+  configStore?: ConfigStore;
   catalog: Catalog;
   router: Router;
   /** Told the new routing settings after each change (the live event stream). */
@@ -127,8 +130,11 @@ export class ManagementService {
   /** The /v1 base URL clients use, known once the server listens. */
   private baseUrl: string | null = null;
 
+  private readonly configStore: ConfigStore;
+
   constructor(deps: ManagementDeps) {
     this.deps = deps;
+    this.configStore = deps.configStore ?? new FileConfigStore(deps.configPath, deps.config);
   }
 
   private async keyView(record: ApiKeyRecord, now = Date.now()): Promise<KeyView> {
@@ -274,17 +280,17 @@ export class ManagementService {
   }
 
   private get live(): LiveConfig {
-    return { config: this.deps.config, catalog: this.deps.catalog, configPath: this.deps.configPath };
+    return { config: this.deps.config, catalog: this.deps.catalog, store: this.configStore };
   }
 
-  updateProvider(name: string, input: ProviderSettingsInput): ProviderView {
+  async updateProvider(name: string, input: ProviderSettingsInput): Promise<ProviderView> {
     const provider = this.requireProvider(name);
     if (input.models !== undefined && provider.builtin) {
       throw new InvalidRequestError(`${name} is a built-in provider; its models come from Patchbay's catalog. Edit models of your own providers only.`, 'models', 'builtin_provider');
     }
     // Bind the secrets to where the provider points now, before it may point elsewhere.
     this.deps.secrets.pin(provider);
-    applyConfigChange(this.live, (raw) => {
+    await applyConfigChange(this.live, (raw) => {
       const own = section(section(raw, 'providers'), name);
       if (input.enabled !== undefined) own.enabled = input.enabled;
       if (input.baseUrl !== undefined) own.baseUrl = input.baseUrl;
@@ -296,11 +302,11 @@ export class ManagementService {
   }
 
   /** A user-defined OpenAI-compatible provider (Ollama, LM Studio, vLLM ...). */
-  addProvider(input: NewProviderInput): ProviderView {
+  async addProvider(input: NewProviderInput): Promise<ProviderView> {
     if (this.deps.config.providers.has(input.name)) {
       throw new InvalidRequestError(`A provider named "${input.name}" exists already; choose another name or edit that one.`, 'name', 'provider_exists', 409);
     }
-    applyConfigChange(this.live, (raw) => {
+    await applyConfigChange(this.live, (raw) => {
       const own: Record<string, unknown> = { baseUrl: input.baseUrl };
       if (input.apiKeyEnv) own.apiKeyEnv = input.apiKeyEnv;
       if (input.models) own.models = input.models;
@@ -310,10 +316,10 @@ export class ManagementService {
   }
 
   /** Removes a user-defined provider (built-ins are disabled instead); refused while an alias or fallback chain names it. */
-  deleteProvider(name: string): void {
+  async deleteProvider(name: string): Promise<void> {
     const provider = this.requireProvider(name);
     if (provider.builtin) throw new InvalidRequestError(`${name} is built in and cannot be removed; disable it instead.`, 'name', 'builtin_provider');
-    applyConfigChange(this.live, (raw) => {
+    await applyConfigChange(this.live, (raw) => {
       delete section(raw, 'providers')[name];
     });
     if (this.deps.secrets.available) this.deps.secrets.deleteAll(name);
@@ -340,10 +346,13 @@ export class ManagementService {
     };
   }
 
-  /** Strategy, weights, fallback chains and custom aliases (saved; each map given replaces the whole map), and pausing (not saved). */
-  setRouting(input: RoutingSettingsInput) {
+  /**
+   * Strategy, weights, fallback chains and custom aliases (saved; each map given replaces the whole
+   * map), and pausing (in memory on one machine; saved and shared by a team's replicas on PostgreSQL).
+   */
+  async setRouting(input: RoutingSettingsInput) {
     if (input.strategy || input.weights || input.fallbacks || input.aliases) {
-      applyConfigChange(this.live, (raw) => {
+      await applyConfigChange(this.live, (raw) => {
         const routing = section(raw, 'routing');
         if (input.strategy) routing.strategy = input.strategy;
         if (input.weights) routing.weights = input.weights;
@@ -351,7 +360,10 @@ export class ManagementService {
         if (input.aliases) routing.aliases = input.aliases;
       });
     }
-    if (input.paused !== undefined) this.deps.config.paused = input.paused;
+    if (input.paused !== undefined) {
+      await this.configStore.setPaused(input.paused);
+      this.deps.config.paused = input.paused;
+    }
     const routing = this.getRouting();
     this.deps.onRoutingChange?.(routing);
     return routing;
@@ -421,9 +433,6 @@ export class ManagementService {
   }
 
   async usageBreakdown(query: UsageRangeQuery & { group_by?: BreakdownGroup }): Promise<UsageBreakdown> {
-    if (!this.deps.usage.breakdown) {
-      throw new PatchbayError('The usage tables per model, provider and key are not available with this database yet (SQLite only).', { status: 501, type: 'server_error', code: 'not_implemented' });
-    }
     return this.deps.usage.breakdown(this.usageRange(query), query.group_by ?? 'model');
   }
 
@@ -453,12 +462,8 @@ export class ManagementService {
       if (!match) throw new InvalidRequestError("Invalid 'cursor': pass the next_cursor of the previous page unchanged, or leave it out for the first page.", 'cursor');
       cursor = { ts: Number(match[1]), session: match[2] };
     }
-    const reader = this.deps.usage;
-    if (!reader.sessions) {
-      throw new PatchbayError('The Sessions view reads the SQLite usage store; this Patchbay keeps its usage in PostgreSQL, which does not answer it yet.', { status: 501, type: 'server_error', code: 'not_supported' });
-    }
     const filter = { status: query.status, model: query.model, provider: query.provider, keyId: query.key_id, session: query.session };
-    return reader.sessions(this.usageRange(query), filter, query.limit ?? 50, cursor);
+    return this.deps.usage.sessions(this.usageRange(query), filter, query.limit ?? 50, cursor);
   }
 
   async usageRequest(requestId: string): Promise<RequestRow> {

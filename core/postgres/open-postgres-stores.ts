@@ -7,6 +7,7 @@ import { PostgresKeyStore } from './postgres-key-store.ts';
 import { migratePostgres } from './postgres-migrations.ts';
 import { PostgresUsageQueries } from './postgres-usage-queries.ts';
 import { PostgresUsageSink } from './postgres-usage-store.ts';
+import { PostgresRateWindows } from './postgres-rate-windows.ts';
 
 /** bigint (counts, sums of integers) and numeric (sums of bigints) come back as numbers: every value Patchbay sums fits a double. */
 const NUMBER_TYPES = new Set<number>([20, 1700]);
@@ -46,6 +47,7 @@ export async function openPostgresStores(options: { url: string; log: (message: 
   const ledger = await PostgresBudgetLedger.open(pool, replica, options.log);
   const usage = new PostgresUsageSink(pool, { log: options.log, events: { hub: options.events, keyName: (id) => keys.nameOf(id) } });
   const queries = new PostgresUsageQueries(pool);
+  const rates = new PostgresRateWindows(pool, options.log);
   const read =
     <A extends unknown[], R>(query: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
@@ -63,15 +65,20 @@ export async function openPostgresStores(options: { url: string; log: (message: 
       totals: read(queries.totals),
       series: read(queries.series),
       latency: read(queries.latency),
+      breakdown: read(queries.breakdown),
+      sessions: read(queries.sessions),
       requestLog: read(queries.log),
       request: read(queries.request),
       rows: read(queries.rows),
       recentAttempts: read(queries.recentAttempts),
     },
     ledger,
+    rates,
     sqlite: null,
+    postgres: { pool, url: options.url, replica },
     async close() {
       await usage.close();
+      await rates.close();
       await ledger.close();
       await keys.close();
       await pool.end();

@@ -65,6 +65,9 @@ export class PostgresBudgetLedger implements BudgetLedger {
   private readonly heartbeat: NodeJS.Timeout;
   /** Settlements and releases still running: close() waits for them. */
   private readonly running = new Set<Promise<unknown>>();
+  /** What requests admitted while the database was away used (caps failing open), in order, until written. */
+  private readonly charges: { keyId: string; monthStart: number; tokens: number; usd: number }[] = [];
+  private charging = false;
 
   private constructor(pool: pg.Pool, replica: string, log: (message: string) => void) {
     this.pool = pool;
@@ -160,8 +163,36 @@ export class PostgresBudgetLedger implements BudgetLedger {
     };
   }
 
+  charge(key: ApiKeyRecord, actual: Estimate, monthStart: number): void {
+    this.charges.push({ keyId: key.id, monthStart, tokens: actual.tokens, usd: actual.costUsd });
+    void this.writeCharges();
+  }
+
+  /**
+   * Adds the charges to budgets that exist; a budget created later sums the month's usage rows,
+   * which hold these requests already. Retried every second while the database is away.
+   */
+  private async writeCharges(): Promise<void> {
+    if (this.charging) return;
+    this.charging = true;
+    try {
+      while (this.charges.length) {
+        const charge = this.charges[0];
+        await this.pool.query('UPDATE key_budgets SET used_tokens = used_tokens + $3, used_usd = used_usd + $4 WHERE key_id = $1 AND month = $2', [
+          charge.keyId, charge.monthStart, charge.tokens, charge.usd,
+        ]);
+        this.charges.shift();
+      }
+    } catch {
+      setTimeout(() => void this.writeCharges(), 1_000).unref();
+    } finally {
+      this.charging = false;
+    }
+  }
+
   async close(): Promise<void> {
     clearInterval(this.heartbeat);
+    await this.writeCharges();
     await Promise.all(this.running);
     // A clean stop: this replica's row and any hold it still has go now, not DEAD_AFTER_MS later.
     await this.releaseDead(this.replica).catch(() => undefined);

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { BREAKDOWN_ROLLUPS_FROM } from './postgres-usage-rollups.ts';
 
 /** Any 64-bit number only Patchbay takes: replicas starting together migrate one after the other. */
 const MIGRATION_LOCK = 7_316_020_261_126;
@@ -89,6 +90,84 @@ export const POSTGRES_MIGRATIONS: string[] = [
   `ALTER TABLE usage ADD COLUMN adjustments text;`,
   // The label of the provider key that served (issue 22; SQLite's migration 10), never the key itself.
   `ALTER TABLE usage ADD COLUMN provider_key text;`,
+  // Rate limits shared by the replicas (core/postgres/postgres-rate-windows.ts): per key, one row per
+  // second with the requests and tokens admitted in it; admission is one call of patchbay_rate_admit.
+  `CREATE TABLE key_rate_buckets (
+     key_id text NOT NULL, second bigint NOT NULL, requests bigint NOT NULL, tokens bigint NOT NULL,
+     PRIMARY KEY (key_id, second));
+   CREATE FUNCTION patchbay_rate_admit(p_key text, p_rpm bigint, p_tpm bigint, p_tokens bigint)
+     RETURNS TABLE (admitted boolean, second bigint, used_requests bigint, used_tokens bigint, retry_ms bigint)
+     LANGUAGE plpgsql AS $fn$
+   #variable_conflict use_column
+   DECLARE
+     now_ms bigint;
+     now_s bigint;
+     oldest bigint;
+   BEGIN
+     -- One admission per key at a time across every replica; held until this call commits. Each
+     -- statement below takes a fresh snapshot (READ COMMITTED), so it sees the previous holder's bucket.
+     PERFORM pg_advisory_xact_lock(7316, hashtext(p_key));
+     now_ms := floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+     now_s := now_ms / 1000;
+     DELETE FROM key_rate_buckets b WHERE b.key_id = p_key AND b.second < now_s - 60;
+     -- 61 one-second buckets: an admission counts for 60 to 61 s, never less than the minute.
+     SELECT coalesce(sum(b.requests), 0), coalesce(sum(b.tokens), 0), min(b.second) INTO used_requests, used_tokens, oldest
+       FROM key_rate_buckets b WHERE b.key_id = p_key;
+     second := now_s;
+     retry_ms := CASE WHEN oldest IS NULL THEN 0 ELSE (oldest + 61) * 1000 - now_ms END;
+     IF (p_rpm IS NOT NULL AND used_requests + 1 > p_rpm) OR (p_tpm IS NOT NULL AND used_tokens + p_tokens > p_tpm) THEN
+       admitted := false;
+       RETURN NEXT;
+       RETURN;
+     END IF;
+     INSERT INTO key_rate_buckets AS b (key_id, second, requests, tokens) VALUES (p_key, now_s, 1, p_tokens)
+       ON CONFLICT ON CONSTRAINT key_rate_buckets_pkey DO UPDATE SET requests = b.requests + 1, tokens = b.tokens + p_tokens;
+     admitted := true;
+     used_requests := used_requests + 1;
+     used_tokens := used_tokens + p_tokens;
+     IF oldest IS NULL THEN retry_ms := (now_s + 61) * 1000 - now_ms; END IF;
+     RETURN NEXT;
+   END
+   $fn$;`,
+  // Issue 23: what the dashboard and CLI change, shared by the replicas (core/postgres/postgres-config-store.ts),
+  // and the dashboard's sign-in codes and sessions (core/postgres/postgres-session-store.ts), as SHA-256 hashes only.
+  `-- A sequence, not a counter in the row: seeded again after a DELETE, the config still moves forward for every replica.
+   CREATE SEQUENCE gateway_config_revisions;
+   CREATE TABLE gateway_config (
+     id smallint PRIMARY KEY CHECK (id = 1),
+     revision bigint NOT NULL,
+     -- JSON of config.json's shared sections (routing, providers, usage), text to keep the order written.
+     shared text NOT NULL,
+     paused boolean NOT NULL DEFAULT false,
+     updated_at timestamptz NOT NULL DEFAULT now());
+   CREATE TABLE dashboard_codes (code_hash text PRIMARY KEY, expires_at bigint NOT NULL);
+   CREATE TABLE dashboard_sessions (
+     id_hash text PRIMARY KEY, token_hash text NOT NULL,
+     created_at bigint NOT NULL, last_seen bigint NOT NULL);`,
+  // Agent sessions (issue 22; SQLite's migration 11), why a request failed and whether a fallback
+  // served it (SQLite's 12), and the Usage page's tables per model and key (SQLite's 13), filled
+  // from the rows already there. Text that the dashboard sorts and pages by (session ids, groups)
+  // is compared byte by byte ("C"), as SQLite does, so both backends page in the same order.
+  `ALTER TABLE usage ADD COLUMN session_id text, ADD COLUMN session_source text, ADD COLUMN agent_id text, ADD COLUMN parent_agent_id text,
+     ADD COLUMN cache_saved_usd double precision NOT NULL DEFAULT 0, ADD COLUMN error_message text, ADD COLUMN fallback smallint NOT NULL DEFAULT 0;
+   CREATE INDEX usage_session_ts ON usage (session_id, ts) WHERE session_id IS NOT NULL;
+   CREATE INDEX usage_status_session ON usage (status, ts, session_id) WHERE session_id IS NOT NULL;
+   CREATE TABLE usage_sessions (
+     session_id text COLLATE "C" NOT NULL, agent_id text COLLATE "C" NOT NULL, day bigint NOT NULL, provider text COLLATE "C" NOT NULL,
+     model text COLLATE "C" NOT NULL, key_id text COLLATE "C" NOT NULL, parent_agent_id text COLLATE "C" NOT NULL, source text COLLATE "C" NOT NULL,
+     first_ts bigint NOT NULL, last_ts bigint NOT NULL, requests bigint NOT NULL, errors bigint NOT NULL, prompt_tokens bigint NOT NULL,
+     completion_tokens bigint NOT NULL, cache_read_tokens bigint NOT NULL, cache_write_tokens bigint NOT NULL, cost_usd double precision NOT NULL,
+     cache_saved_usd double precision NOT NULL,
+     PRIMARY KEY (session_id, agent_id, day, provider, model, key_id));
+   CREATE TABLE usage_breakdown_daily (
+     day bigint NOT NULL, kind text NOT NULL, grp text COLLATE "C" NOT NULL, bucket integer NOT NULL,
+     requests bigint NOT NULL, errors bigint NOT NULL, prompt_tokens bigint NOT NULL, completion_tokens bigint NOT NULL,
+     cache_read_tokens bigint NOT NULL, cost_usd double precision NOT NULL,
+     PRIMARY KEY (day, kind, grp, bucket));
+   CREATE TABLE usage_failed_attempts_daily (
+     day bigint NOT NULL, provider text COLLATE "C" NOT NULL, model text COLLATE "C" NOT NULL, failures bigint NOT NULL,
+     PRIMARY KEY (day, provider, model));
+   ${BREAKDOWN_ROLLUPS_FROM('usage').map((sql) => `${sql};`).join('\n')}`,
 ];
 
 /**

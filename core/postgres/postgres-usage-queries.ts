@@ -1,17 +1,28 @@
 import type pg from 'pg';
 import type { AttemptReport } from '../errors/provider-error.ts';
-import { parseAdjustments, storedToRequestRow, type StoredUsageRow } from '../usage/to-request-row.ts';
+import { storedToRequestRow, type StoredUsageRow } from '../usage/to-request-row.ts';
 import type { GroupTotalsRow, RecentAttempts } from '../usage/usage-backend.ts';
 import type { UsageGroup } from '../usage/usage-store.ts';
-import { encodeCursor, toLatencyRows, type LogFilter, type UsageRange } from '../usage/usage-queries.ts';
-import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, UsageSeries, UsageTotals } from '../usage/usage-views.ts';
+import { breakdownDays, breakdownKind, foldBreakdown, type BreakdownGroup, type BreakdownRollupRow, type FailedAttemptsRow, type UsageBreakdown } from '../usage/usage-breakdown.ts';
+import {
+  encodeCursor,
+  modelMatches,
+  ROW_COLUMNS,
+  sessionDays,
+  toExportRow,
+  toLatencyRows,
+  toSessionPage,
+  type LogFilter,
+  type SessionAgentRow,
+  type SessionListRow,
+  type UsageRange,
+} from '../usage/usage-queries.ts';
+import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, SessionPage, UsageSeries, UsageTotals } from '../usage/usage-views.ts';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 const SUMS = `coalesce(sum(requests), 0) AS requests, coalesce(sum(errors), 0) AS errors, coalesce(sum(prompt_tokens), 0) AS prompt_tokens,
   coalesce(sum(completion_tokens), 0) AS completion_tokens, coalesce(sum(total_tokens), 0) AS total_tokens, coalesce(sum(cost_usd), 0) AS cost_usd`;
-const ROW_COLUMNS = `u.ts, u.id, u.request_id, u.key_id, k.name AS key_name, u.endpoint, u.requested_model, u.provider, u.model, u.strategy, u.status,
-  u.error_type, u.stream, u.prompt_tokens, u.completion_tokens, u.total_tokens, u.cache_read_tokens, u.cache_write_5m_tokens, u.cache_write_1h_tokens, u.reasoning_tokens, u.cost_usd, u.latency_ms, u.first_byte_ms, u.route_reason, u.attempts, u.adjustments, u.provider_key`;
 const emptyToNull = (value: string): string | null => (value === '' ? null : value);
 
 /**
@@ -115,9 +126,10 @@ export class PostgresUsageQueries {
     if (filter.status === 'ok') where.push('u.status < 400');
     else if (filter.status === 'error') where.push('u.status >= 400');
     else if (filter.status !== undefined) add((n) => `u.status = ${n}`, filter.status);
-    if (filter.model !== undefined) add((n) => `u.model = ${n}`, filter.model);
+    if (filter.model !== undefined) add(modelMatches, filter.model);
     if (filter.provider !== undefined) add((n) => `u.provider = ${n}`, filter.provider);
     if (filter.keyId !== undefined) add((n) => `u.key_id = ${n}`, filter.keyId);
+    if (filter.session !== undefined) add((n) => `u.session_id = ${n}`, filter.session);
     values.push(limit + 1);
     const rows = await this.all<StoredUsageRow & { id: number }>(
       `SELECT ${ROW_COLUMNS} FROM usage u LEFT JOIN api_keys k ON k.id = u.key_id WHERE ${where.join(' AND ')} ORDER BY u.ts DESC, u.id DESC LIMIT $${values.length}`,
@@ -136,7 +148,75 @@ export class PostgresUsageQueries {
 
   async rows(fromMs: number, toMs: number, limit = 1000): Promise<Record<string, unknown>[]> {
     const rows = await this.all<Record<string, unknown>>('SELECT * FROM usage WHERE ts >= $1 AND ts < $2 ORDER BY ts DESC, id DESC LIMIT $3', [fromMs, toMs, limit]);
-    return rows.map((row) => ({ ...row, stream: row.stream === 1, attempts: JSON.parse(row.attempts as string), adjustments: parseAdjustments(row.adjustments as string | null) }));
+    return rows.map(toExportRow);
+  }
+
+  /** The Usage page's tables per model, provider or key (usage-breakdown.ts folds the rollups' rows, as on SQLite). */
+  async breakdown(range: UsageRange, groupBy: BreakdownGroup): Promise<UsageBreakdown> {
+    const days = breakdownDays(range);
+    const [rows, keys, failed] = await Promise.all([
+      this.all<BreakdownRollupRow>(
+        `SELECT grp, bucket, sum(requests) AS requests, sum(errors) AS errors, sum(prompt_tokens) AS prompt_tokens,
+                sum(completion_tokens) AS completion_tokens, sum(cache_read_tokens) AS cache_read_tokens, sum(cost_usd) AS cost_usd
+           FROM usage_breakdown_daily WHERE day >= $1 AND day < $2 AND kind = $3 GROUP BY 1, 2 ORDER BY 1, 2`,
+        [...days, breakdownKind(groupBy)],
+      ),
+      groupBy === 'key' ? this.all<{ id: string; name: string }>('SELECT id, name FROM api_keys', []) : [],
+      groupBy === 'key'
+        ? []
+        : this.all<FailedAttemptsRow>('SELECT provider, model, sum(failures) AS failures FROM usage_failed_attempts_daily WHERE day >= $1 AND day < $2 GROUP BY 1, 2 ORDER BY 1, 2', days),
+    ]);
+    return foldBreakdown(groupBy, rows, keys, failed);
+  }
+
+  /**
+   * Sessions active in the range, the most recently active first, from the usage_sessions rollup:
+   * the same filters and order as SQLite's UsageQueries.sessions (session ids compare byte by byte,
+   * the rollup's columns being COLLATE "C").
+   */
+  async sessions(range: UsageRange, filter: LogFilter, limit: number, cursor: { ts: number; session: string } | null): Promise<SessionPage> {
+    const { fromDay, toDay } = sessionDays(range);
+    const values: unknown[] = [fromDay, toDay];
+    const param = (value: unknown) => {
+      values.push(value);
+      return `$${values.length}`;
+    };
+    const where = ['day >= $1', 'day < $2'];
+    const having: string[] = [];
+    if (filter.provider !== undefined) having.push(`count(*) FILTER (WHERE provider = ${param(filter.provider)}) > 0`);
+    if (filter.model !== undefined) having.push(`count(*) FILTER (WHERE model = ${param(filter.model)}) > 0`);
+    if (filter.keyId !== undefined) having.push(`count(*) FILTER (WHERE key_id = ${param(filter.keyId)}) > 0`);
+    if (filter.session !== undefined) where.push(`session_id = ${param(filter.session)}`);
+    if (filter.status === 'error') having.push('sum(errors) > 0');
+    else if (filter.status === 'ok') having.push('sum(errors) < sum(requests)');
+    else if (filter.status !== undefined) {
+      where.push(
+        `session_id IN (SELECT DISTINCT session_id FROM usage WHERE status = ${param(filter.status)} AND ts >= ${param(range.from)} AND ts < ${param(range.to)} AND session_id IS NOT NULL)`,
+      );
+    }
+    if (cursor) {
+      const ts = param(cursor.ts);
+      having.push(`(max(last_ts) < ${ts} OR (max(last_ts) = ${ts} AND session_id < ${param(cursor.session)}))`);
+    }
+    const rows = await this.all<SessionListRow>(
+      `SELECT session_id, max(source) AS client, min(first_ts) AS first, max(last_ts) AS last, sum(requests) AS requests, sum(errors) AS errors,
+              sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens, sum(cache_read_tokens) AS cache_read_tokens,
+              sum(cache_write_tokens) AS cache_write_tokens, sum(cost_usd) AS cost_usd, sum(cache_saved_usd) AS cache_saved_usd,
+              string_agg(DISTINCT model, ',') AS models, string_agg(DISTINCT provider, ',') AS providers
+         FROM usage_sessions WHERE ${where.join(' AND ')} GROUP BY session_id
+         ${having.length ? `HAVING ${having.join(' AND ')}` : ''} ORDER BY last DESC, session_id DESC LIMIT ${param(limit + 1)}`,
+      values,
+    );
+    const shown = rows.slice(0, limit).map((r) => r.session_id);
+    const agents = shown.length === 0 ? [] : await this.all<SessionAgentRow>(
+      `SELECT session_id, agent_id, max(parent_agent_id) AS parent, min(first_ts) AS first, max(last_ts) AS last, sum(requests) AS requests, sum(errors) AS errors,
+              sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens, sum(cache_read_tokens) AS cache_read_tokens,
+              sum(cache_write_tokens) AS cache_write_tokens, sum(cost_usd) AS cost_usd, sum(cache_saved_usd) AS cache_saved_usd
+         FROM usage_sessions WHERE session_id = ANY($1::text[]) AND agent_id <> '' AND day >= $2 AND day < $3
+        GROUP BY session_id, agent_id ORDER BY first, agent_id`,
+      [shown, fromDay, toDay],
+    );
+    return toSessionPage(rows, agents, limit);
   }
 
   async recentAttempts(fromMs: number, limit = 5000): Promise<RecentAttempts[]> {

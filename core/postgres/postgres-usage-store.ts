@@ -4,12 +4,12 @@ import { recordToRequestRow } from '../usage/to-request-row.ts';
 import type { UsageSink } from '../usage/usage-backend.ts';
 import type { ContentEntry } from '../usage/usage-batch-writer.ts';
 import { USAGE_FLUSH_INTERVAL_MS, type UsageRecord } from '../usage/usage-store.ts';
+import { BREAKDOWN_ROLLUPS_FROM, latencyInto, sessionsInto, sumsInto } from './postgres-usage-rollups.ts';
 
 const BATCH = 500;
 const RETRY_AFTER_FAILURE_MS = 1000;
 /** Rows kept in memory while PostgreSQL is away (about 50 MB at most); past it the oldest are dropped, logged and counted. */
 export const MAX_PENDING_ROWS = 100_000;
-const LATENCY_BUCKET = 'CAST(ceil(log(2, greatest(latency_ms, 1)::numeric) * 8) AS integer)';
 
 const COLUMNS: [string, string][] = [
   ['ts', 'bigint'], ['request_id', 'text'], ['key_id', 'text'], ['endpoint', 'text'], ['requested_model', 'text'], ['provider', 'text'], ['model', 'text'],
@@ -17,7 +17,8 @@ const COLUMNS: [string, string][] = [
   ['total_tokens', 'bigint'], ['input_price', 'double precision'], ['output_price', 'double precision'], ['cost_usd', 'double precision'],
   ['latency_ms', 'double precision'], ['first_byte_ms', 'double precision'], ['attempts', 'text'], ['route_reason', 'text'],
   ['cache_read_tokens', 'bigint'], ['cache_write_5m_tokens', 'bigint'], ['cache_write_1h_tokens', 'bigint'], ['reasoning_tokens', 'bigint'],
-  ['adjustments', 'text'], ['provider_key', 'text'],
+  ['adjustments', 'text'], ['provider_key', 'text'], ['session_id', 'text'], ['session_source', 'text'], ['agent_id', 'text'], ['parent_agent_id', 'text'],
+  ['cache_saved_usd', 'double precision'], ['error_message', 'text'], ['fallback', 'smallint'],
 ];
 
 function toJsonRow(r: UsageRecord): Record<string, unknown> {
@@ -28,18 +29,10 @@ function toJsonRow(r: UsageRecord): Record<string, unknown> {
     attempts: JSON.stringify(r.attempts), route_reason: r.routeReason ?? null, cache_read_tokens: r.cacheReadTokens ?? 0,
     cache_write_5m_tokens: r.cacheWrite5mTokens ?? 0, cache_write_1h_tokens: r.cacheWrite1hTokens ?? 0, reasoning_tokens: r.reasoningTokens ?? 0,
     adjustments: r.adjustments ? JSON.stringify(r.adjustments) : null, provider_key: r.providerKey ?? null,
+    session_id: r.sessionId ?? null, session_source: r.sessionSource ?? null, agent_id: r.agentId ?? null, parent_agent_id: r.parentAgentId ?? null,
+    cache_saved_usd: r.cacheSavedUsd ?? 0, error_message: r.errorMessage ?? null, fallback: r.fallback ? 1 : 0,
   };
 }
-
-const SUMS = 'count(*), count(*) FILTER (WHERE status >= 400), sum(prompt_tokens), sum(completion_tokens), sum(total_tokens), sum(cost_usd)';
-const ADD_SUMS = `requests = t.requests + excluded.requests, errors = t.errors + excluded.errors,
-  prompt_tokens = t.prompt_tokens + excluded.prompt_tokens, completion_tokens = t.completion_tokens + excluded.completion_tokens,
-  total_tokens = t.total_tokens + excluded.total_tokens, cost_usd = t.cost_usd + excluded.cost_usd`;
-const rollup = (name: string, table: string, unit: string, divisor: number, dimensions: string[]) =>
-  `${name} AS (INSERT INTO ${table} AS t
-     SELECT ts / ${divisor}, ${dimensions.map((d) => `coalesce(${d}, '')`).join(', ')}, ${SUMS} FROM ins
-      GROUP BY 1, ${dimensions.map((_, i) => i + 2).join(', ')} ORDER BY 1, ${dimensions.map((_, i) => i + 2).join(', ')}
-     ON CONFLICT (${unit}, ${dimensions.join(', ')}) DO UPDATE SET ${ADD_SUMS})`;
 
 /**
  * One statement per batch: the rows go in as one JSON parameter, and the rollups are added from
@@ -50,13 +43,13 @@ const INSERT_BATCH = `WITH ins AS (
     INSERT INTO usage (${COLUMNS.map(([c]) => c).join(', ')})
     SELECT ${COLUMNS.map(([c]) => c).join(', ')} FROM jsonb_to_recordset($1::jsonb) AS r(${COLUMNS.map(([c, t]) => `${c} ${t}`).join(', ')})
     RETURNING *),
-  ${rollup('d1', 'usage_daily', 'day', 86_400_000, ['provider', 'model'])},
-  ${rollup('d2', 'usage_daily_keys', 'day', 86_400_000, ['key_id'])},
-  ${rollup('h1', 'usage_hourly', 'hour', 3_600_000, ['provider', 'model'])},
-  ${rollup('h2', 'usage_hourly_keys', 'hour', 3_600_000, ['key_id'])},
-  lat AS (INSERT INTO usage_latency_daily AS t
-     SELECT ts / 86400000, provider, ${LATENCY_BUCKET}, count(*) FROM ins WHERE status < 400 AND provider IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-     ON CONFLICT (day, provider, bucket) DO UPDATE SET requests = t.requests + excluded.requests)
+  d1 AS (${sumsInto('ins', 'usage_daily', 'day', 86_400_000, ['provider', 'model'])}),
+  d2 AS (${sumsInto('ins', 'usage_daily_keys', 'day', 86_400_000, ['key_id'])}),
+  h1 AS (${sumsInto('ins', 'usage_hourly', 'hour', 3_600_000, ['provider', 'model'])}),
+  h2 AS (${sumsInto('ins', 'usage_hourly_keys', 'hour', 3_600_000, ['key_id'])}),
+  lat AS (${latencyInto('ins')}),
+  ses AS (${sessionsInto('ins')}),
+${BREAKDOWN_ROLLUPS_FROM('ins').map((sql, i) => `  b${i} AS (${sql})`).join(',\n')}
   SELECT count(*) AS n FROM ins`;
 
 export interface PostgresUsageOptions {

@@ -3,7 +3,7 @@ import type { BreakdownGroup, UsageBreakdown } from './usage-breakdown.ts';
 // synchronous and cheap; rows are committed in batches off the request path) and a reader with
 // asynchronous reads for the dashboard, the CLI and the caps. SQLite (UsageStore +
 // SqliteUsageReader) and PostgreSQL (PostgresUsageStore) implement both; one contract suite
-// (test/stores/usage-contract.ts) runs against each.
+// (test/stores/store-contract.ts) runs against each.
 import type { AttemptReport } from '../errors/provider-error.ts';
 import type { ContentEntry } from './usage-batch-writer.ts';
 import type { LogFilter, UsageRange } from './usage-queries.ts';
@@ -36,16 +36,13 @@ export interface UsageReader {
   totals(range: UsageRange): Promise<UsageTotals>;
   series(range: UsageRange, bucket: SeriesBucket, groupBy: SeriesGroup): Promise<UsageSeries>;
   latency(range: UsageRange): Promise<LatencyRow[]>;
-  /** The Usage page's tables per model, provider or key (SQLite's rollups; absent where not built yet). */
-  breakdown?(range: UsageRange, groupBy: BreakdownGroup): Promise<UsageBreakdown>;
+  /** The Usage page's tables per model, provider or key. */
+  breakdown(range: UsageRange, groupBy: BreakdownGroup): Promise<UsageBreakdown>;
   requestLog(range: UsageRange, filter: LogFilter, limit: number, cursor: { ts: number; id: number } | null): Promise<RequestLogPage>;
   request(requestId: string): Promise<RequestRow | null>;
   rows(fromMs: number, toMs: number, limit?: number): Promise<Record<string, unknown>[]>;
-  /**
-   * Sessions active in the range with their agents (the Sessions page). SQLite only so far: the
-   * PostgreSQL store has no usage_sessions rollup yet, and the API answers 501 there.
-   */
-  sessions?(range: UsageRange, filter: LogFilter, limit: number, cursor: { ts: number; session: string } | null): Promise<SessionPage>;
+  /** Sessions active in the range with their agents (the Sessions page). */
+  sessions(range: UsageRange, filter: LogFilter, limit: number, cursor: { ts: number; session: string } | null): Promise<SessionPage>;
   /** The latest rows' attempts since an instant, oldest first (health replayed at start). */
   recentAttempts(fromMs: number, limit?: number): Promise<RecentAttempts[]>;
 }

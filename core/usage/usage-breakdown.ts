@@ -45,21 +45,48 @@ interface Entry {
  * provider's line folds its models' lines (bucket by bucket, so its percentiles stay exact to a bucket).
  */
 export function usageBreakdown(db: PatchbayDatabase, range: UsageRange, groupBy: BreakdownGroup): UsageBreakdown {
-  const days = [range.from / DAY_MS, range.to / DAY_MS];
+  const days = breakdownDays(range);
   const rows = db
     .prepare(
       `SELECT grp, bucket, sum(requests) AS requests, sum(errors) AS errors, sum(prompt_tokens) AS prompt_tokens,
               sum(completion_tokens) AS completion_tokens, sum(cache_read_tokens) AS cache_read_tokens, sum(cost_usd) AS cost_usd
-         FROM usage_breakdown_daily WHERE day >= ? AND day < ? AND kind = ? GROUP BY 1, 2`,
+         FROM usage_breakdown_daily WHERE day >= ? AND day < ? AND kind = ? GROUP BY 1, 2 ORDER BY 1, 2`,
     )
-    .all(...days, groupBy === 'key' ? 'key' : 'model') as { grp: string; bucket: number; requests: number; errors: number; prompt_tokens: number; completion_tokens: number; cache_read_tokens: number; cost_usd: number }[];
-  const names = groupBy === 'key' ? new Map((db.prepare('SELECT id, name FROM api_keys').all() as { id: string; name: string }[]).map((k) => [k.id, k.name])) : null;
+    .all(...days, breakdownKind(groupBy)) as BreakdownRollupRow[];
+  const names = groupBy === 'key' ? (db.prepare('SELECT id, name FROM api_keys').all() as { id: string; name: string }[]) : [];
+  const failed =
+    groupBy === 'key'
+      ? []
+      : (db.prepare(`SELECT provider, model, sum(failures) AS failures FROM usage_failed_attempts_daily WHERE day >= ? AND day < ? GROUP BY 1, 2`).all(...days) as FailedAttemptsRow[]);
+  return foldBreakdown(groupBy, rows, names, failed);
+}
+
+/** The days of a range as the breakdown rollups count them, and the rollup's kind for a grouping. */
+export const breakdownDays = (range: UsageRange): [number, number] => [range.from / DAY_MS, range.to / DAY_MS];
+export const breakdownKind = (groupBy: BreakdownGroup): 'key' | 'model' => (groupBy === 'key' ? 'key' : 'model');
+
+/** usage_breakdown_daily summed over the range's days, per group and latency bucket. */
+export type BreakdownRollupRow = { grp: string; bucket: number } & Pick<BreakdownRow, 'requests' | 'errors' | 'prompt_tokens' | 'completion_tokens' | 'cache_read_tokens' | 'cost_usd'>;
+
+/** usage_failed_attempts_daily summed over the range's days (not read per key). */
+export interface FailedAttemptsRow {
+  provider: string;
+  model: string;
+  failures: number;
+}
+
+/**
+ * The tables from the rollups' rows (both backends read the same rollups): a provider's line folds
+ * its models' lines, bucket by bucket, so its percentiles stay exact to a bucket.
+ */
+export function foldBreakdown(groupBy: BreakdownGroup, rows: BreakdownRollupRow[], keys: { id: string; name: string }[], failed: FailedAttemptsRow[]): UsageBreakdown {
+  const names = new Map(keys.map((k) => [k.id, k.name]));
   const groupOf = (grp: string): string | null => (grp === '' ? null : groupBy === 'provider' ? grp.slice(0, grp.indexOf('/')) || null : grp);
   const groups = new Map<string | null, Entry>();
   const entry = (group: string | null): Entry => {
     let found = groups.get(group);
     if (!found) {
-      const key_name = groupBy === 'key' && group !== null ? (names!.get(group) ?? null) : null;
+      const key_name = groupBy === 'key' && group !== null ? (names.get(group) ?? null) : null;
       found = { row: { group, key_name, requests: 0, errors: 0, prompt_tokens: 0, completion_tokens: 0, cache_read_tokens: 0, cost_usd: 0, p50_ms: null, p95_ms: null }, histogram: new Map() };
       groups.set(group, found);
     }
@@ -79,9 +106,6 @@ export function usageBreakdown(db: PatchbayDatabase, range: UsageRange, groupBy:
   // rescued the request: a provider that failed every attempt it was given has a line of its own.
   if (groupBy !== 'key') {
     for (const group of groups.keys()) if (group !== null) groups.get(group)!.row.errors = 0;
-    const failed = db
-      .prepare(`SELECT provider, model, sum(failures) AS failures FROM usage_failed_attempts_daily WHERE day >= ? AND day < ? GROUP BY 1, 2`)
-      .all(...days) as { provider: string; model: string; failures: number }[];
     for (const f of failed) entry(groupBy === 'provider' ? f.provider : `${f.provider}/${f.model}`).row.errors += f.failures;
   }
   const data = [...groups.values()].map(({ row, histogram }) => {

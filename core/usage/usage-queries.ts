@@ -30,7 +30,8 @@ export interface LogFilter {
 
 const SUMS = `coalesce(sum(requests), 0) AS requests, coalesce(sum(errors), 0) AS errors, coalesce(sum(prompt_tokens), 0) AS prompt_tokens,
   coalesce(sum(completion_tokens), 0) AS completion_tokens, coalesce(sum(total_tokens), 0) AS total_tokens, coalesce(sum(cost_usd), 0) AS cost_usd`;
-const ROW_COLUMNS = `u.ts, u.id, u.request_id, u.key_id, k.name AS key_name, u.endpoint, u.requested_model, u.provider, u.model, u.strategy, u.status,
+/** A request's columns as the request log and detail read them (the same SQL on both backends). */
+export const ROW_COLUMNS = `u.ts, u.id, u.request_id, u.key_id, k.name AS key_name, u.endpoint, u.requested_model, u.provider, u.model, u.strategy, u.status,
   u.error_type, u.stream, u.prompt_tokens, u.completion_tokens, u.total_tokens, u.cache_read_tokens, u.cache_write_5m_tokens, u.cache_write_1h_tokens, u.reasoning_tokens, u.cost_usd, u.latency_ms, u.first_byte_ms, u.route_reason, u.attempts, u.adjustments, u.provider_key,
   u.session_id, u.session_source, u.agent_id, u.parent_agent_id, u.cache_saved_usd, u.error_message, u.fallback`;
 
@@ -70,6 +71,19 @@ export function bucketUpperBound(bucket: number): number {
 }
 
 const emptyToNull = (value: string): string | null => (value === '' ? null : value);
+
+/**
+ * The request log's model filter in both dialects (`p` the parameter): the name a user knows, i.e.
+ * the alias or id the client asked for, the provider's own model id, or provider/model. A
+ * `:strategy` suffix on the asked-for name (llama-3.3-70b:cost) still matches the plain name.
+ */
+export const modelMatches = (p: string): string =>
+  `(u.model = ${p} OR u.requested_model = ${p} OR substr(u.requested_model, 1, length(${p}) + 1) = ${p} || ':' OR (u.provider || '/' || u.model) = ${p})`;
+
+/** A usage row as the export and `patchbay usage requests` give it: every column, stream as a boolean, attempts and adjustments parsed. */
+export function toExportRow(row: Record<string, unknown>): Record<string, unknown> {
+  return { ...row, stream: row.stream === 1, attempts: JSON.parse(row.attempts as string), adjustments: parseAdjustments(row.adjustments as string | null) };
+}
 
 /**
  * The dashboard's usage queries. Totals, series and latency read the rollup tables (one row per
@@ -124,12 +138,7 @@ export class UsageQueries {
 
   /** Rows between two instants, newest first (export, `patchbay usage requests`). */
   rows(fromMs: number, toMs: number, limit = 1000): Record<string, unknown>[] {
-    return (this.prepare('SELECT * FROM usage WHERE ts >= ? AND ts < ? ORDER BY ts DESC, id DESC LIMIT ?').all(fromMs, toMs, limit) as Record<string, unknown>[]).map((row) => ({
-      ...row,
-      stream: row.stream === 1,
-      attempts: JSON.parse(row.attempts as string),
-      adjustments: parseAdjustments(row.adjustments as string | null),
-    }));
+    return (this.prepare('SELECT * FROM usage WHERE ts >= ? AND ts < ? ORDER BY ts DESC, id DESC LIMIT ?').all(fromMs, toMs, limit) as Record<string, unknown>[]).map(toExportRow);
   }
 
   /** The latest rows' attempts since an instant, oldest first (health replayed at start). */
@@ -208,9 +217,7 @@ export class UsageQueries {
     if (filter.model !== undefined) {
       // The name a user knows: the alias or id the client asked for, the provider's own model id, or provider/model.
       // A `:strategy` suffix on the asked-for name (llama-3.3-70b:cost) still matches the plain name.
-      where.push(
-        "(u.model = @model OR u.requested_model = @model OR substr(u.requested_model, 1, length(@model) + 1) = @model || ':' OR (u.provider || '/' || u.model) = @model)",
-      );
+      where.push(modelMatches('@model'));
       params.model = filter.model;
     }
     if (filter.provider !== undefined) {
@@ -251,7 +258,7 @@ export class UsageQueries {
   sessions(range: UsageRange, filter: LogFilter, limit: number, cursor: { ts: number; session: string } | null): SessionPage {
     // `+day`: scanned in key order (session first), which groups without sorting; see the migration.
     const where = ['+day >= @fromDay', '+day < @toDay'];
-    const params: Record<string, string | number> = { fromDay: Math.floor(range.from / DAY_MS), toDay: Math.ceil(range.to / DAY_MS), limit: limit + 1 };
+    const params: Record<string, string | number> = { ...sessionDays(range), limit: limit + 1 };
     const having: string[] = [];
     if (filter.provider !== undefined) {
       having.push('sum(provider = @provider) > 0');
@@ -286,52 +293,70 @@ export class UsageQueries {
               group_concat(DISTINCT model) AS models, group_concat(DISTINCT provider) AS providers
          FROM usage_sessions WHERE ${where.join(' AND ')} GROUP BY session_id
          ${having.length ? `HAVING ${having.join(' AND ')}` : ''} ORDER BY last DESC, session_id DESC LIMIT @limit`,
-    ).all(params) as (Omit<SessionRow, 'first_ts' | 'last_ts' | 'models' | 'providers' | 'agents'> & { first: number; last: number; models: string; providers: string })[];
-    const more = rows.length > limit;
-    if (more) rows.pop();
-    const agents = this.sessionAgents(rows.map((r) => r.session_id), params.fromDay as number, params.toDay as number);
-    const list = (text: string | null) => (text ? text.split(',').filter((v) => v !== '').sort() : []);
-    const last = rows[rows.length - 1];
-    return {
-      data: rows.map(({ first, last: lastTs, models, providers, ...sums }) => ({
-        ...sums,
-        first_ts: new Date(first).toISOString(),
-        last_ts: new Date(lastTs).toISOString(),
-        models: list(models),
-        providers: list(providers),
-        agents: agents.get(sums.session_id) ?? [],
-      })),
-      next_cursor: more ? Buffer.from(`${last.last}.${last.session_id}`).toString('base64url') : null,
-    };
-  }
-
-  /** The agents of the given sessions, each a tree of parent and subagents, from the rollup's primary key. */
-  private sessionAgents(sessions: string[], fromDay: number, toDay: number): Map<string, SessionAgent[]> {
-    const trees = new Map<string, SessionAgent[]>();
-    if (sessions.length === 0) return trees;
-    const rows = this.prepare(
+    ).all(params) as SessionListRow[];
+    const shown = rows.slice(0, limit).map((r) => r.session_id);
+    const agents = shown.length === 0 ? [] : (this.prepare(
       `SELECT session_id, agent_id, max(parent_agent_id) AS parent, min(first_ts) AS first, max(last_ts) AS last, sum(requests) AS requests, sum(errors) AS errors,
               sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens, sum(cache_read_tokens) AS cache_read_tokens,
               sum(cache_write_tokens) AS cache_write_tokens, sum(cost_usd) AS cost_usd, sum(cache_saved_usd) AS cache_saved_usd
          FROM usage_sessions WHERE session_id IN (SELECT value FROM json_each(?)) AND agent_id != '' AND day >= ? AND day < ?
-        GROUP BY session_id, agent_id ORDER BY first`,
-    ).all(JSON.stringify(sessions), fromDay, toDay) as ({ session_id: string; agent_id: string; parent: string; first: number; last: number } & Omit<SessionAgent, 'agent_id' | 'parent_agent_id' | 'subagents' | 'first_ts' | 'last_ts'>)[];
-    const bySession = new Map<string, Map<string, SessionAgent>>();
-    for (const { session_id, parent, first, last, ...row } of rows) {
-      const agents = bySession.get(session_id) ?? new Map<string, SessionAgent>();
-      bySession.set(session_id, agents);
-      agents.set(row.agent_id, { ...row, parent_agent_id: parent || null, first_ts: new Date(first).toISOString(), last_ts: new Date(last).toISOString(), subagents: [] });
-    }
-    for (const [session, agents] of bySession) {
-      const roots: SessionAgent[] = [];
-      for (const agent of agents.values()) {
-        const parent = agent.parent_agent_id ? agents.get(agent.parent_agent_id) : undefined;
-        // A parent that sent nothing itself (the main agent often names no id) leaves its subagents at the top.
-        if (parent && parent !== agent) parent.subagents.push(agent);
-        else roots.push(agent);
-      }
-      trees.set(session, roots);
-    }
-    return trees;
+        GROUP BY session_id, agent_id ORDER BY first, agent_id`,
+    ).all(JSON.stringify(shown), params.fromDay, params.toDay) as SessionAgentRow[]);
+    return toSessionPage(rows, agents, limit);
   }
+}
+
+/** A session's line as both backends' list query returns it (models and providers comma-joined). */
+export type SessionListRow = Omit<SessionRow, 'first_ts' | 'last_ts' | 'models' | 'providers' | 'agents'> & { first: number; last: number; models: string | null; providers: string | null };
+/** An agent's sums within a session, from the usage_sessions rollup. */
+export type SessionAgentRow = { session_id: string; agent_id: string; parent: string; first: number; last: number } & Omit<SessionAgent, 'agent_id' | 'parent_agent_id' | 'subagents' | 'first_ts' | 'last_ts'>;
+
+/** The sessions range in whole UTC days (the rollup's unit). */
+export function sessionDays(range: UsageRange): { fromDay: number; toDay: number } {
+  return { fromDay: Math.floor(range.from / DAY_MS), toDay: Math.ceil(range.to / DAY_MS) };
+}
+
+/**
+ * A page of the Sessions list from the list query's rows (up to limit + 1: one more says there is
+ * a next page) and the agents of the sessions shown, each agent nested under its parent.
+ */
+export function toSessionPage(rows: SessionListRow[], agentRows: SessionAgentRow[], limit: number): SessionPage {
+  const more = rows.length > limit;
+  const shown = more ? rows.slice(0, limit) : rows;
+  const agents = toAgentTrees(agentRows);
+  const list = (text: string | null) => (text ? text.split(',').filter((v) => v !== '').sort() : []);
+  const last = shown[shown.length - 1];
+  return {
+    data: shown.map(({ first, last: lastTs, models, providers, ...sums }) => ({
+      ...sums,
+      first_ts: new Date(first).toISOString(),
+      last_ts: new Date(lastTs).toISOString(),
+      models: list(models),
+      providers: list(providers),
+      agents: agents.get(sums.session_id) ?? [],
+    })),
+    next_cursor: more ? Buffer.from(`${last.last}.${last.session_id}`).toString('base64url') : null,
+  };
+}
+
+/** The agents of each session as a tree of parent and subagents (rows oldest first). */
+function toAgentTrees(rows: SessionAgentRow[]): Map<string, SessionAgent[]> {
+  const trees = new Map<string, SessionAgent[]>();
+  const bySession = new Map<string, Map<string, SessionAgent>>();
+  for (const { session_id, parent, first, last, ...row } of rows) {
+    const agents = bySession.get(session_id) ?? new Map<string, SessionAgent>();
+    bySession.set(session_id, agents);
+    agents.set(row.agent_id, { ...row, parent_agent_id: parent || null, first_ts: new Date(first).toISOString(), last_ts: new Date(last).toISOString(), subagents: [] });
+  }
+  for (const [session, agents] of bySession) {
+    const roots: SessionAgent[] = [];
+    for (const agent of agents.values()) {
+      const parent = agent.parent_agent_id ? agents.get(agent.parent_agent_id) : undefined;
+      // A parent that sent nothing itself (the main agent often names no id) leaves its subagents at the top.
+      if (parent && parent !== agent) parent.subagents.push(agent);
+      else roots.push(agent);
+    }
+    trees.set(session, roots);
+  }
+  return trees;
 }

@@ -114,6 +114,8 @@ export interface UsageStoreOptions {
   writerThread?: boolean;
   /** Where a `request` event goes as each row is recorded, with the key's name for display. */
   events?: { hub: EventHub; keyName: (keyId: string) => string | null };
+  /** Longest flush() waits for the writer thread (default FLUSH_WAIT_MS; tests set their own). */
+  flushWaitMs?: number;
 }
 
 /**
@@ -134,12 +136,14 @@ export class UsageStore implements UsageSink {
   /** This store's writer thread's row in usage_writers (the last batch it committed). */
   private readonly writerToken = randomBytes(8).toString('hex');
   private readonly events: NonNullable<UsageStoreOptions['events']> | null;
+  private readonly flushWaitMs: number;
   private queriesCache: UsageQueries | null = null;
 
   constructor(db: PatchbayDatabase, log: (message: string) => void = (message) => console.error(message), options: UsageStoreOptions = {}) {
     this.db = db;
     this.log = log;
     this.events = options.events ?? null;
+    this.flushWaitMs = options.flushWaitMs ?? FLUSH_WAIT_MS;
     if (options.writerThread && !db.memory) {
       const state = new SharedArrayBuffer(8);
       // The same kind of file as this one: TypeScript sources, or core/ compiled to JavaScript.
@@ -212,7 +216,7 @@ export class UsageStore implements UsageSink {
     }
     const { state, worker, sent } = this.thread;
     worker.postMessage({ type: 'flush' } satisfies WriterMessage);
-    const deadline = performance.now() + FLUSH_WAIT_MS;
+    const deadline = performance.now() + this.flushWaitMs;
     for (;;) {
       const committed = Atomics.load(state, 0);
       if (committed >= sent || Atomics.load(state, 1) === 1) return;
@@ -236,7 +240,7 @@ export class UsageStore implements UsageSink {
     }
     const { state, worker, sent } = thread;
     worker.postMessage({ type: 'flush' } satisfies WriterMessage);
-    const deadline = performance.now() + FLUSH_WAIT_MS;
+    const deadline = performance.now() + this.flushWaitMs;
     for (;;) {
       // The thread died while we waited: its batches went to the main thread's writer, committed there.
       if (this.thread !== thread) return;

@@ -17,12 +17,12 @@ const chat = (client: OpenAI, model: string) =>
 /** The Requests page's row for a request id (its first cell is the "Open request <id>" button). */
 const requestRow = (page: Page, requestId: string) => page.getByRole('row').filter({ has: page.getByRole('button', { name: `Open request ${requestId}` }) });
 
-describe('the dashboard in a real browser, against the real Patchbay', { timeout: 60_000 }, () => {
+describe('the dashboard in a real browser, against the real Patchbay', () => {
   let d: Dashboard;
 
   beforeAll(async () => {
     d = await startDashboard();
-  }, 90_000);
+  });
   afterAll(async () => {
     await d?.stop();
   });
@@ -69,7 +69,8 @@ describe('the dashboard in a real browser, against the real Patchbay', { timeout
     const requestId = response.headers.get('x-patchbay-request-id')!;
     const answered = performance.now();
     const row = requestRow(page, requestId);
-    await row.waitFor({ timeout: 1_000 });
+    // A generous wait for the behaviour (the row appears without a reload); the figure is printed, not asserted.
+    await row.waitFor({ timeout: 60_000 });
     console.log(`[e2e] a request reached the open Requests page ${Math.round(performance.now() - answered)} ms after its answer (no reload)`);
     expect(await row.getByRole('cell').allTextContents()).toEqual(expect.arrayContaining(['gpt-4o-mini', 'openai', 'e2e-live', '200']));
 

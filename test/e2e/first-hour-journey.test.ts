@@ -32,7 +32,7 @@ const VIEWPORTS = process.env.FIRST_HOUR_SHOTS
  * twenty requests under two strategies, a key with a small USD cap created on the Keys page; then each
  * question a user opens the dashboard for is answered on the page where they would look.
  */
-describe('the first hour: every answer on the page a user looks at', { timeout: 120_000 }, () => {
+describe('the first hour: every answer on the page a user looks at', () => {
   const openai = new OpenAiEmulator({ apiKey: KEYS.OPENAI_API_KEY });
   const groq = new GroqEmulator({ apiKey: KEYS.GROQ_API_KEY });
   const together = new TogetherEmulator({ apiKey: KEYS.TOGETHER_API_KEY });
@@ -85,7 +85,7 @@ describe('the first hour: every answer on the page a user looks at', { timeout: 
     const [o, g, t] = await Promise.all([openai.start(), groq.start(), together.start()]);
     pb = await startPatchbay({ config: { providers: { openai: { baseUrl: `${o}/v1` }, groq: { baseUrl: `${g}/openai/v1` }, together: { baseUrl: `${t}/v1` } } }, env: KEYS });
     context = await browser.newContext({ viewport: VIEWPORTS[0] });
-    context.setDefaultTimeout(10_000);
+    context.setDefaultTimeout(60_000);
     const first = await context.newPage();
     await first.goto(pb.patchbay.createSignInUrl());
     await first.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
@@ -114,7 +114,7 @@ describe('the first hour: every answer on the page a user looks at', { timeout: 
     const capped = new OpenAI({ baseURL: `${pb.patchbay.url}/v1`, apiKey: cappedSecret, maxRetries: 0 });
     while (sent.total < 20 && !sent.refused429) sent.refused429 = await chat(capped, 'gpt-4o', {}, 80).then(() => '', (e: Error) => e.message);
     while (sent.total < 20) await chat(client, 'llama-3.3-70b', { 'X-Patchbay-Strategy': 'cost' });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await browser?.close();

@@ -38,8 +38,8 @@ export async function startDashboard(): Promise<Dashboard> {
     env: UPSTREAM_KEYS,
   });
   const context = await browser.newContext({ viewport: { width: 1024, height: 700 } });
-  // Fail a missing element in seconds, not the whole test's time.
-  context.setDefaultTimeout(10_000);
+  // Fail a missing element within a minute (generous: the machine is shared), not the whole test's time.
+  context.setDefaultTimeout(60_000);
   const first = await context.newPage();
   await first.goto(pb.patchbay.createSignInUrl());
   await first.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();

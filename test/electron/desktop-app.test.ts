@@ -156,7 +156,7 @@ describe(`desktop start-up and quit ${STAND_IN}`, () => {
     clickTrayItem(trays[0].menu, 'Most reliable (availability)');
     await until(() => serve.patchbay.management.getRouting().strategy === 'availability', 'the strategy on the server');
     // The tray follows the server's event stream.
-    serve.patchbay.management.setRouting({ paused: true });
+    await serve.patchbay.management.setRouting({ paused: true });
     await until(() => trays[0].image === '/icons/tray-paused.png', 'the paused icon from the event stream');
     await desktop.quit();
     expect(app.exited).toBe(0);

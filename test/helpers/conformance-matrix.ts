@@ -171,7 +171,7 @@ export async function newUsageRows(pb: TestPatchbay, before: number, count = 1):
       expect(rows.length).toBeGreaterThanOrEqual(count);
       return rows;
     },
-    { timeout: 1000, interval: 5 },
+    { timeout: 60_000, interval: 5 },
   );
 }
 

@@ -3,6 +3,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPatchbay, type Patchbay, type PatchbayOptions } from '../../core/app/create-patchbay.ts';
+import { configureTokenCounter } from '../../core/tokens/count-tokens.ts';
+import type { TokenCounterOptions } from '../../core/tokens/token-counter.ts';
+
+/**
+ * The token count's time budget in tests: a count that runs out of its budget is answered with the
+ * byte bounds instead, which on a loaded machine would make a test's answer depend on its speed.
+ * The budget itself is tested in test/tokens/token-counter.test.ts.
+ */
+export const PATIENT_COUNT_BUDGET_MS = 600_000;
 
 export interface TestPatchbay {
   patchbay: Patchbay;
@@ -28,6 +37,10 @@ export interface StartOptions {
   dashboard?: PatchbayOptions['dashboard'];
   /** A PostgreSQL database (test/helpers/start-postgres.ts) instead of SQLite in the data dir. */
   databaseUrl?: string;
+  /** The routing health's clock (createPatchbay's `healthClock`): a test moves it past a breaker's cool-down. */
+  healthClock?: () => number;
+  /** The process's token counter (default: PATIENT_COUNT_BUDGET_MS; `{}` for the production settings, as the bench). */
+  tokenCounter?: TokenCounterOptions;
 }
 
 /** Starts the real Patchbay (real HTTP on loopback, real SQLite in a temp dir) through the composition root. */
@@ -37,7 +50,8 @@ export async function startPatchbay(options: StartOptions = {}): Promise<TestPat
   const logs: string[] = [];
   // A keychain service of its own, so a test never reads or writes the developer's real entries.
   const keychainService = options.keychainService ?? `patchbay-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  const patchbay = await createPatchbay({ dataDir, host: '127.0.0.1', port: 0, env: options.env ?? {}, keychainService, shutdownGraceMs: options.shutdownGraceMs, dashboard: options.dashboard, databaseUrl: options.databaseUrl, log: (m) => logs.push(m) });
+  await configureTokenCounter(options.tokenCounter ?? { budgetMs: PATIENT_COUNT_BUDGET_MS });
+  const patchbay = await createPatchbay({ dataDir, host: '127.0.0.1', port: 0, env: options.env ?? {}, keychainService, shutdownGraceMs: options.shutdownGraceMs, dashboard: options.dashboard, databaseUrl: options.databaseUrl, healthClock: options.healthClock, log: (m) => logs.push(m) });
   const key = patchbay.firstKey ?? (await patchbay.stores.keys.create({ name: 'test' })).secret;
   const client = new OpenAI({ baseURL: `${patchbay.url}/v1`, apiKey: key, maxRetries: 0 });
   return {

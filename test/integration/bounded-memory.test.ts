@@ -4,7 +4,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createPatchbay, type PatchbayOptions } from '../../core/app/create-patchbay.ts';
 import { usageRows } from '../helpers/start-patchbay.ts';
 
@@ -20,6 +20,8 @@ class EndlessUpstream {
   written = 0;
   /** Whether the current answer's write waited for 'drain' (the reader stopped pulling) for at least 200 ms. */
   blocked = false;
+  /** Requests received so far (the current answer's fields below are set when one arrives). */
+  requests = 0;
   /** Set when Patchbay closed the connection of the current answer. */
   closed: Promise<void> = Promise.resolve();
   private readonly safetyStopBytes: number;
@@ -35,6 +37,7 @@ class EndlessUpstream {
         const stream = (JSON.parse(body) as { stream?: boolean }).stream === true;
         this.written = 0;
         this.blocked = false;
+        this.requests++;
         let onClose!: () => void;
         this.closed = new Promise<void>((resolve) => (onClose = resolve));
         res.on('close', onClose);
@@ -84,7 +87,7 @@ async function startWithLimits(baseUrl: string, limits: PatchbayOptions['limits'
   return {
     patchbay,
     key,
-    client: new OpenAI({ baseURL: `${patchbay.url}/v1`, apiKey: key, maxRetries: 0, timeout: 15_000 }),
+    client: new OpenAI({ baseURL: `${patchbay.url}/v1`, apiKey: key, maxRetries: 0, timeout: 120_000 }),
     async stop() {
       await patchbay.close();
       rmSync(dataDir, { recursive: true, force: true });
@@ -149,12 +152,14 @@ describe('bounded memory against upstreams and clients that never finish', () =>
     const socket: Socket = connect(Number(port), '127.0.0.1');
     socket.pause();
     const clientClosed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    const requestsBefore = upstream.requests;
     socket.write(`POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${started.key}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    // The upstream waits in TCP: Patchbay stopped reading it.
-    expect(upstream.blocked).toBe(true);
-    // Past the stall timeout: the client is dropped, the upstream call closed, the request recorded.
+    // The upstream has the request (it is writing the answer); then, past the stall timeout, the
+    // client is dropped, the upstream call closed, the request recorded.
+    await vi.waitFor(() => expect(upstream.requests).toBe(requestsBefore + 1), { timeout: 60_000, interval: 10 });
     await upstream.closed;
+    // Before that, the upstream waited in TCP: Patchbay had stopped reading it.
+    expect(upstream.blocked).toBe(true);
     // All the upstream could write: the socket buffers along the way (kernel and Node) and Patchbay's
     // small queue, not an amount growing with time (without backpressure: 75 MB by now, in this process).
     expect(upstream.written).toBeLessThan(24 * MB);
@@ -165,5 +170,5 @@ describe('bounded memory against upstreams and clients that never finish', () =>
     const row = usageRows(started.patchbay).at(-1)!;
     expect(row).toMatchObject({ status: 499, error_type: 'client_stalled', provider: 'local', stream: 1 });
     socket.destroy();
-  }, 15_000);
+  });
 });

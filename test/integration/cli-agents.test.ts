@@ -48,7 +48,7 @@ function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: numbe
 const lines = (text: string) => text.trim().split('\n');
 
 // Each CLI run starts a Node process: on a loaded machine that alone takes seconds.
-describe('patchbay agents', { timeout: 180_000 }, () => {
+describe('patchbay agents', () => {
   it('sets a profile in config.json, validated with a message naming the field', async () => {
     const set = await cli(['agents', 'set', 'claude', '--main', 'openai/gpt-4o', '--background', 'google/gemini-2.5-flash', '--subagent', 'groq/llama-3.3-70b-versatile']);
     expect(set.code, set.stderr).toBe(0);
@@ -69,7 +69,7 @@ describe('patchbay agents', { timeout: 180_000 }, () => {
   });
 });
 
-describe('patchbay claude / patchbay codex', { timeout: 180_000 }, () => {
+describe('patchbay claude / patchbay codex', () => {
   it('starts claude with the base URL, a key made for it and kept, the profile models and the catalog window of a non-Claude model', async () => {
     await cli(['agents', 'set', 'claude', '--main', 'openai/gpt-4o', '--background', 'google/gemini-2.5-flash']);
     const first = await cli(['claude', '-p', 'hello', '--model', 'sonnet']);

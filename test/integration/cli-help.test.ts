@@ -9,7 +9,7 @@ const BIN = join(import.meta.dirname, '..', '..', 'bin', 'patchbay.js');
 const home = mkdtempSync(join(tmpdir(), 'patchbay-help-'));
 
 function cli(args: string[]) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, PATCHBAY_HOME: home }, encoding: 'utf8', timeout: 10_000 });
+  const result = spawnSync(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, PATCHBAY_HOME: home }, encoding: 'utf8', timeout: 120_000 });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

@@ -47,5 +47,5 @@ describe('patchbay serve --host 0.0.0.0', () => {
     } finally {
       child.kill('SIGTERM');
     }
-  }, 20_000);
+  });
 });

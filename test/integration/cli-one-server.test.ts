@@ -10,14 +10,14 @@ const BIN = join(import.meta.dirname, '..', '..', 'bin', 'patchbay.js');
 // Issue 25 (6, 7): one data dir is served by one process, the CLI finds the running server without
 // being told its data dir, and the terminal says what it is doing in the user's own command.
 // Each CLI run is a process of its own (several seconds each on a busy machine): generous timeouts.
-describe('the CLI and the running server', { timeout: 120_000 }, () => {
+describe('the CLI and the running server', () => {
   let home: string;
   let dataDir: string;
   let env: NodeJS.ProcessEnv;
   let server: { child: ChildProcess; url: string; stdout: () => string; stderr: () => string; exit: Promise<number | null> };
 
   const cli = (args: string[], extra: NodeJS.ProcessEnv = {}) => {
-    const result = spawnSync(process.execPath, [BIN, ...args], { env: { ...env, ...extra }, encoding: 'utf8', timeout: 60_000 });
+    const result = spawnSync(process.execPath, [BIN, ...args], { env: { ...env, ...extra }, encoding: 'utf8', timeout: 120_000 });
     return { code: result.status, stdout: result.stdout, stderr: result.stderr };
   };
 
@@ -44,7 +44,7 @@ describe('the CLI and the running server', { timeout: 120_000 }, () => {
     // No PATCHBAY_HOME: the default data dir is HOME/.local/share/patchbay, and the server uses another.
     env = { PATH: process.env.PATH, HOME: home, XDG_RUNTIME_DIR: join(home, 'run'), OPENAI_API_KEY: 'sk-one-server-test-key' };
     server = await serve(['--data-dir', dataDir]);
-  }, 120_000);
+  });
   afterAll(async () => {
     server?.child.kill('SIGINT');
     await server?.exit;

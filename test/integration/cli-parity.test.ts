@@ -196,7 +196,7 @@ describe('every CLI command gives the same result with a running server and with
     expect(viaServer.routingExplainUnknown).toMatchObject({ code: 2, stderr: expect.stringContaining('Did you mean "claude-sonnet-4-5"') });
     expect(viaServer.routingFallbackNone.stdout).toContain('fallback chains: none');
 
-  }, 25_000);
+  });
 
   it('pauses and resumes a running Patchbay; without one, says there is nothing to pause', async () => {
     const env = { OPENAI_API_KEY: OPENAI_KEY };

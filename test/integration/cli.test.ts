@@ -3,7 +3,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildCore } from '../../scripts/build-core.js';
 import { OpenAiEmulator } from '../emulators/openai-emulator.ts';
 
@@ -67,9 +67,11 @@ describe.each([
     const key = /^\s+(pb-\S+)$/m.exec(first.stderr())?.[1];
     expect(key).toBeDefined();
     const client = new OpenAI({ baseURL: first.url, apiKey: key!, maxRetries: 0 });
-    emulator.latencyMs = 400;
+    emulator.latencyMs = 2000;
+    const sent = emulator.count('/chat/completions');
     const inFlight = client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'slow one' }] });
-    await new Promise((r) => setTimeout(r, 150));
+    // SIGTERM once the upstream has the request (it answers 2 s later): the request is in flight.
+    await vi.waitFor(() => expect(emulator.count('/chat/completions')).toBe(sent + 1), { timeout: 60_000, interval: 10 });
     first.child.kill('SIGTERM');
     const answer = await inFlight;
     emulator.latencyMs = 0;

@@ -36,7 +36,7 @@ describe('a JSON body that is not valid UTF-8', () => {
       method: 'POST',
       headers: { authorization: `Bearer ${pb.key}`, 'content-type': 'application/json', ...headers },
       body,
-      signal: AbortSignal.timeout(10_000),
+      signal: AbortSignal.timeout(120_000),
     });
     return { status: response.status, body: (await response.json()) as Record<string, any> };
   };

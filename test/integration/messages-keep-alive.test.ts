@@ -52,5 +52,5 @@ describe('keep-alive pings on /v1/messages', () => {
     expect(events.slice(keepAlive)).toContain('content_block_delta');
     expect(events.at(-1)).toBe('message_stop');
     expect(text).toContain('event: ping\ndata: {"type":"ping"}\n\n');
-  }, 15_000);
+  });
 });

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { request as httpRequest } from 'node:http';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { OpenAiEmulator, chatPromptTokens, countTokens, embeddingFor } from '../emulators/openai-emulator.ts';
 import { startPatchbay, usageRows, type TestPatchbay } from '../helpers/start-patchbay.ts';
 
@@ -68,9 +68,8 @@ describe('Patchbay with the OpenAI provider, driven by the official openai clien
     for await (const chunk of plain) plainChunks.push(chunk);
     expect(plainChunks.every((c) => !('usage' in c))).toBe(true);
     expect(plainChunks.every((c) => c.choices.length === 1)).toBe(true);
-    // Patchbay still asked the upstream for usage, and recorded it.
-    const row = usageRows(pb.patchbay).at(-1)!;
-    expect(row).toMatchObject({ stream: 1, completion_tokens: 3, status: 200, provider: 'openai', model: 'gpt-4o' });
+    // Patchbay still asked the upstream for usage, and recorded it (the row is written as the stream ends).
+    await vi.waitFor(() => expect(usageRows(pb.patchbay).at(-1)).toMatchObject({ stream: 1, completion_tokens: 3, status: 200, provider: 'openai', model: 'gpt-4o' }), { timeout: 60_000, interval: 10 });
   });
 
   it('forwards each streamed chunk before the upstream has finished (no buffering)', async () => {
@@ -257,13 +256,16 @@ describe('Patchbay with the OpenAI provider, driven by the official openai clien
   });
 
   it('records a client that leaves before the answer as 499', async () => {
-    emulator.inject({ path: '/chat/completions', delayMs: 400 });
+    emulator.inject({ path: '/chat/completions', delayMs: 5000 });
+    const sent = emulator.count('/chat/completions');
+    const rows = usageRows(pb.patchbay).length;
     const controller = new AbortController();
     const pending = pb.client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'never mind' }] }, { signal: controller.signal }).catch((e: unknown) => e);
-    await new Promise((r) => setTimeout(r, 100));
+    // The client leaves once the upstream has the request (it would answer 5 s later).
+    await vi.waitFor(() => expect(emulator.count('/chat/completions')).toBe(sent + 1), { timeout: 60_000, interval: 10 });
     controller.abort();
     expect(await pending).toBeInstanceOf(Error);
-    await new Promise((r) => setTimeout(r, 150));
+    await vi.waitFor(() => expect(usageRows(pb.patchbay).length).toBe(rows + 1), { timeout: 60_000, interval: 10 });
     expect(usageRows(pb.patchbay).at(-1)).toMatchObject({ status: 499, error_type: 'client_closed' });
   });
 

@@ -39,14 +39,14 @@ describe('routing: strategies, fallback, circuit breakers', () => {
     await Promise.all([openai.close(), groq.close(), together.close()]);
   });
 
-  const start = async (extra: { routing?: Record<string, unknown>; providers?: Record<string, Record<string, unknown>> } = {}) => {
+  const start = async (extra: { routing?: Record<string, unknown>; providers?: Record<string, Record<string, unknown>>; healthClock?: () => number } = {}) => {
     const providers: Record<string, Record<string, unknown>> = {
       openai: { baseUrl: urls.openai },
       groq: { baseUrl: urls.groq },
       together: { baseUrl: urls.together },
     };
     for (const [name, settings] of Object.entries(extra.providers ?? {})) providers[name] = { ...providers[name], ...settings };
-    pb = await startPatchbay({ config: { providers, routing: extra.routing }, env: KEYS });
+    pb = await startPatchbay({ config: { providers, routing: extra.routing }, env: KEYS, healthClock: extra.healthClock });
     return pb;
   };
   const chat = async (model: string, options: { headers?: Record<string, string>; body?: Record<string, unknown> } = {}): Promise<Answer> => {
@@ -267,7 +267,10 @@ describe('routing: strategies, fallback, circuit breakers', () => {
 
   describe('circuit breaker', () => {
     it('opens after repeated failures, skips the endpoint, then probes once after the cool-down and closes', async () => {
-      await start({ routing: { breaker: { failureThreshold: 2, cooldownMs: 1500 } } });
+      // The breaker reads the test's clock: a minute of cool-down that no slow machine can live through
+      // between two steps below, passed at once by moving the clock on.
+      let ahead = 0;
+      await start({ routing: { breaker: { failureThreshold: 2, cooldownMs: 60_000 } }, healthClock: () => Date.now() + ahead });
       const pinned = `groq/${GROQ_MODEL}`;
       groq.inject({ path: '/chat/completions', status: 500, times: 2 });
       await failure(pinned);
@@ -285,7 +288,10 @@ describe('routing: strategies, fallback, circuit breakers', () => {
       // The alias keeps working through the other endpoint meanwhile.
       expect((await chat(ALIAS)).provider).toBe('together');
 
-      await new Promise((r) => setTimeout(r, 1600));
+      // Still open just before the cool-down ends, half-open once it has.
+      ahead = 30_000;
+      expect((await status()).breaker).toBe('open');
+      ahead = 60_000;
       expect((await status()).breaker).toBe('half-open');
       expect((await chat(pinned)).provider).toBe('groq');
       expect((await status()).breaker).toBe('closed');

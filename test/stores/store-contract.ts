@@ -4,11 +4,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Stores } from '../../core/app/open-stores.ts';
 import type { ApiKeyRecord } from '../../core/keys/key-store.ts';
 import type { UsageRecord } from '../../core/usage/usage-store.ts';
+import type { LogFilter } from '../../core/usage/usage-queries.ts';
+import type { SessionRow } from '../../core/usage/usage-views.ts';
 import { generateUsageRows } from '../helpers/generate-usage-rows.ts';
 
 const DAY = 86_400_000;
 const FROM = Date.UTC(2026, 8, 1);
 const TO = Date.UTC(2026, 10, 1);
+
+/** The usage table's columns as the export gives them (SQLite's order; PostgreSQL's migrations keep it). */
+const USAGE_EXPORT_COLUMNS = [
+  'id', 'ts', 'request_id', 'key_id', 'endpoint', 'requested_model', 'provider', 'model', 'strategy', 'status', 'error_type', 'stream',
+  'prompt_tokens', 'completion_tokens', 'total_tokens', 'input_price', 'output_price', 'cost_usd', 'latency_ms', 'first_byte_ms', 'attempts',
+  'route_reason', 'cache_read_tokens', 'cache_write_5m_tokens', 'cache_write_1h_tokens', 'reasoning_tokens', 'adjustments', 'provider_key',
+  'session_id', 'session_source', 'agent_id', 'parent_agent_id', 'cache_saved_usd', 'error_message', 'fallback',
+];
 
 export interface OpenedStores {
   stores: Stores;
@@ -25,6 +35,22 @@ export function runStoreContract(backend: string, open: () => Promise<OpenedStor
       for (let i = 0; i < 3; i++) keyIds.push((await opened.stores.keys.create({ name: `key ${i}` })).record.id);
       rows = [...generateUsageRows({ rows: 3_000, from: FROM, to: TO, keys: keyIds })];
       rows[10] = { ...rows[10], adjustments: { dropped: ['logprobs'], adjusted: ['max_tokens'] }, cacheReadTokens: 3, reasoningTokens: 2, providerKey: 'work' };
+      // A request rescued by a fallback: groq failed first (a failed attempt of groq's model), openai answered.
+      const rescued = rows[20];
+      rows[20] = {
+        ...rescued,
+        status: 200,
+        errorType: null,
+        provider: 'openai',
+        model: 'openai-model-2',
+        requestedModel: 'openai-model-2:cost',
+        fallback: true,
+        errorMessage: 'groq answered 500; served by openai',
+        attempts: [
+          { provider: 'groq', model: 'groq-model-4', status: 500, error_type: 'server_error', message: 'boom', latency_ms: 12 },
+          { provider: 'openai', model: 'openai-model-2', status: 200, error_type: null, message: null, latency_ms: rescued.latencyMs },
+        ],
+      };
       for (const row of rows) opened.stores.usage.record(row);
     }, 60_000);
     afterAll(() => opened?.cleanup());
@@ -85,6 +111,186 @@ export function runStoreContract(backend: string, open: () => Promise<OpenedStor
       expect(await opened.stores.reader.request('no-such-request')).toBeNull();
       // Every column comes back, those other features added included.
       expect(await opened.stores.reader.request(rows[10].requestId)).toMatchObject({ adjustments: { dropped: ['logprobs'], adjusted: ['max_tokens'] }, cache_read_tokens: 3, reasoning_tokens: 2, provider_key: 'work' });
+    });
+
+    const DAYS_10 = { from: FROM, to: FROM + 10 * DAY };
+    /** What the Sessions page must show for these rows, computed here from the rows themselves. */
+    const expectedSessions = (list: UsageRecord[]) => {
+      const sessions = new Map<string, UsageRecord[]>();
+      for (const r of list) if (r.sessionId) sessions.set(r.sessionId, [...(sessions.get(r.sessionId) ?? []), r]);
+      return [...sessions]
+        .map(([id, mine]) => ({
+          session_id: id,
+          client: mine[0].sessionSource,
+          first_ts: new Date(Math.min(...mine.map((r) => r.ts))).toISOString(),
+          last_ts: new Date(Math.max(...mine.map((r) => r.ts))).toISOString(),
+          requests: mine.length,
+          errors: mine.filter((r) => r.status >= 400).length,
+          prompt_tokens: sum(mine, (r) => r.promptTokens),
+          completion_tokens: sum(mine, (r) => r.completionTokens),
+          cache_read_tokens: sum(mine, (r) => r.cacheReadTokens ?? 0),
+          cost_usd: sum(mine, (r) => r.costUsd),
+          cache_saved_usd: sum(mine, (r) => r.cacheSavedUsd ?? 0),
+          models: [...new Set(mine.map((r) => r.model).filter((m) => m))].sort(),
+          providers: [...new Set(mine.map((r) => r.provider).filter((p) => p))].sort(),
+          rows: mine,
+        }))
+        .sort((a, b) => (a.last_ts === b.last_ts ? (a.session_id < b.session_id ? 1 : -1) : a.last_ts < b.last_ts ? 1 : -1));
+    };
+    /** Every session of a filter, page after page, as the dashboard scrolls through them. */
+    const allSessions = async (range: { from: number; to: number }, filter: LogFilter, limit = 25) => {
+      const seen: SessionRow[] = [];
+      let cursor: { ts: number; session: string } | null = null;
+      for (let page = 0; page < 200; page++) {
+        const result = await opened.stores.reader.sessions!(range, filter, limit, cursor);
+        expect(result.data.length).toBeLessThanOrEqual(limit);
+        seen.push(...result.data);
+        if (!result.next_cursor) return seen;
+        const [, ts, session] = /^(\d+)\.(.+)$/s.exec(Buffer.from(result.next_cursor, 'base64url').toString())!;
+        cursor = { ts: Number(ts), session };
+      }
+      throw new Error('too many pages');
+    };
+
+    it('sessions: the newest first, with their sums, models and providers, page after page', async () => {
+      const expected = expectedSessions(inRange(DAYS_10.from, DAYS_10.to));
+      expect(expected.length).toBeGreaterThan(30);
+      const seen = await allSessions(DAYS_10, {});
+      expect(seen.map((s) => s.session_id)).toEqual(expected.map((s) => s.session_id));
+      for (const [i, session] of seen.entries()) {
+        const { cost_usd, cache_saved_usd, rows: _rows, ...exact } = expected[i];
+        expect(session).toMatchObject(exact);
+        expect(session.cost_usd).toBeCloseTo(cost_usd, 9);
+        expect(session.cache_saved_usd).toBeCloseTo(cache_saved_usd, 9);
+      }
+    });
+
+    it('sessions: filtered by provider, model, key, session and status', async () => {
+      const list = inRange(DAYS_10.from, DAYS_10.to);
+      const ids = (sessions: SessionRow[]) => sessions.map((s) => s.session_id);
+      const having = (test: (r: UsageRecord) => boolean) => expectedSessions(list).filter((s) => s.rows.some(test)).map((s) => s.session_id);
+      expect(ids(await allSessions(DAYS_10, { provider: 'anthropic' }))).toEqual(having((r) => r.provider === 'anthropic'));
+      expect(ids(await allSessions(DAYS_10, { model: 'groq-model-3' }))).toEqual(having((r) => r.model === 'groq-model-3'));
+      expect(ids(await allSessions(DAYS_10, { keyId: keyIds[2] }))).toEqual(having((r) => r.keyId === keyIds[2]));
+      expect(ids(await allSessions(DAYS_10, { status: 429 }))).toEqual(having((r) => r.status === 429));
+      expect(ids(await allSessions(DAYS_10, { status: 'error' }))).toEqual(having((r) => r.status >= 400));
+      expect(ids(await allSessions(DAYS_10, { status: 'ok' }))).toEqual(having((r) => r.status < 400));
+      const one = expectedSessions(list)[3];
+      const found = await allSessions(DAYS_10, { session: one.session_id });
+      expect(found).toHaveLength(1);
+      expect(found[0]).toMatchObject({ session_id: one.session_id, requests: one.requests });
+    });
+
+    it("sessions: a Claude Code session's subagents nested under its main agent, with their own sums", async () => {
+      const list = inRange(FROM, TO);
+      const withSubagents = expectedSessions(list).find((s) => s.rows.some((r) => r.parentAgentId))!;
+      const [page] = [await opened.stores.reader.sessions!({ from: FROM, to: TO }, { session: withSubagents.session_id }, 10, null)];
+      const [session] = page.data;
+      const main = `${withSubagents.session_id}-main`;
+      expect(session.agents.map((a) => a.agent_id)).toEqual([main]);
+      const [root] = session.agents;
+      expect(root).toMatchObject({ parent_agent_id: null, requests: withSubagents.rows.filter((r) => r.agentId === main).length });
+      const subagents = [...new Set(withSubagents.rows.filter((r) => r.parentAgentId === main).map((r) => r.agentId!))];
+      expect(root.subagents.map((a) => a.agent_id).sort()).toEqual(subagents.sort());
+      for (const sub of root.subagents) {
+        expect(sub).toMatchObject({ parent_agent_id: main, requests: withSubagents.rows.filter((r) => r.agentId === sub.agent_id).length, subagents: [] });
+      }
+    });
+
+    it('the Usage tables per model, provider and key: sums, failed attempts and latency percentiles', async () => {
+      const list = inRange(FROM, TO);
+      const bucket = (ms: number) => Math.ceil(Math.log2(Math.max(ms, 1)) * 8);
+      const percentile = (latencies: number[], p: number) => {
+        if (latencies.length === 0) return null;
+        const sorted = latencies.map(bucket).sort((a, b) => a - b);
+        return Math.round(2 ** (sorted[Math.max(1, Math.ceil(p * sorted.length)) - 1] / 8) * 100) / 100;
+      };
+      const failedAttempts = list.flatMap((r) => (r.status >= 400 || r.attempts.length > 1 ? r.attempts.filter((a) => a.status !== 200 && a.error_type !== 'cancelled') : []));
+      for (const groupBy of ['model', 'provider', 'key'] as const) {
+        const groupOf = (r: UsageRecord) => (groupBy === 'key' ? r.keyId : groupBy === 'provider' ? r.provider : r.model === null ? null : `${r.provider}/${r.model}`);
+        const breakdown = await opened.stores.reader.breakdown!({ from: FROM, to: TO }, groupBy);
+        expect(breakdown.group_by).toBe(groupBy);
+        const groups = new Set([...list.map(groupOf), ...(groupBy === 'key' ? [] : failedAttempts.map((a) => (groupBy === 'provider' ? a.provider : `${a.provider}/${a.model}`)))]);
+        expect(breakdown.data).toHaveLength(groups.size);
+        for (const group of groups) {
+          const mine = list.filter((r) => groupOf(r) === group);
+          const row = breakdown.data.find((d) => d.group === group)!;
+          const errors =
+            groupBy === 'key' || group === null
+              ? mine.filter((r) => r.status >= 400).length
+              : failedAttempts.filter((a) => (groupBy === 'provider' ? a.provider : `${a.provider}/${a.model}`) === group).length;
+          const answered = mine.filter((r) => r.status < 400).map((r) => r.latencyMs);
+          expect(row, String(group)).toMatchObject({
+            key_name: groupBy === 'key' && group !== null ? `key ${keyIds.indexOf(group)}` : null,
+            requests: mine.length,
+            errors,
+            prompt_tokens: sum(mine, (r) => r.promptTokens),
+            completion_tokens: sum(mine, (r) => r.completionTokens),
+            cache_read_tokens: sum(mine, (r) => r.cacheReadTokens ?? 0),
+            p50_ms: percentile(answered, 0.5),
+            p95_ms: percentile(answered, 0.95),
+          });
+          expect(row.cost_usd).toBeCloseTo(sum(mine, (r) => r.costUsd), 9);
+        }
+        const costs = breakdown.data.map((d) => d.cost_usd);
+        expect(costs).toEqual([...costs].sort((a, b) => b - a));
+      }
+    });
+
+    it('the request log filters by model (as asked, as served, provider/model), provider, key, status and session', async () => {
+      const range = { from: FROM, to: FROM + 10 * DAY };
+      const list = inRange(range.from, range.to);
+      const everything = async (filter: LogFilter) => {
+        const seen: string[] = [];
+        let cursor: { ts: number; id: number } | null = null;
+        for (let page = 0; page < 100; page++) {
+          const result = await opened.stores.reader.requestLog(range, filter, 200, cursor);
+          seen.push(...result.data.map((r) => r.request_id));
+          if (!result.next_cursor) return seen;
+          const [ts, id] = Buffer.from(result.next_cursor, 'base64url').toString().split('.').map(Number);
+          cursor = { ts, id };
+        }
+        throw new Error('too many pages');
+      };
+      const expectIds = async (filter: LogFilter, test: (r: UsageRecord) => boolean) => {
+        const expected = list.filter(test).map((r) => r.requestId);
+        expect(expected.length, JSON.stringify(filter)).toBeGreaterThan(0);
+        expect((await everything(filter)).sort()).toEqual(expected.sort());
+      };
+      await expectIds({ model: 'openai-model-2' }, (r) => r.model === 'openai-model-2' || r.requestedModel === 'openai-model-2' || r.requestedModel === 'openai-model-2:cost');
+      await expectIds({ model: 'groq/groq-model-1' }, (r) => r.provider === 'groq' && r.model === 'groq-model-1');
+      await expectIds({ provider: 'together', status: 'ok' }, (r) => r.provider === 'together' && r.status < 400);
+      await expectIds({ keyId: keyIds[1], status: 429 }, (r) => r.keyId === keyIds[1] && r.status === 429);
+      const session = list.find((r) => r.sessionId)!.sessionId!;
+      await expectIds({ session }, (r) => r.sessionId === session);
+      await expectIds({ session, status: 'error' }, (r) => r.sessionId === session && r.status >= 400);
+    });
+
+    it('every column of a row comes back: in the request detail and in the export', async () => {
+      expect(await opened.stores.reader.request(rows[20].requestId)).toMatchObject({
+        fallback: true,
+        error_message: 'groq answered 500; served by openai',
+        requested_model: 'openai-model-2:cost',
+        attempts: rows[20].attempts,
+      });
+      const inSession = rows.find((r) => r.agentId && r.parentAgentId)!;
+      expect(await opened.stores.reader.request(inSession.requestId)).toMatchObject({
+        session_id: inSession.sessionId,
+        session_source: inSession.sessionSource,
+        agent_id: inSession.agentId,
+        parent_agent_id: inSession.parentAgentId,
+        cache_saved_usd: inSession.cacheSavedUsd,
+        fallback: false,
+        error_message: null,
+      });
+      const exported = await opened.stores.reader.rows(FROM, TO, 10_000);
+      expect(exported).toHaveLength(rows.length);
+      // The export's columns, in the same order on every backend (CSV headers).
+      expect(Object.keys(exported[0])).toEqual(USAGE_EXPORT_COLUMNS);
+      const row = exported.find((r) => r.request_id === rows[20].requestId)!;
+      expect(row).toMatchObject({ fallback: 1, error_message: 'groq answered 500; served by openai', stream: rows[20].stream, attempts: rows[20].attempts, adjustments: null });
+      const sessionRow = exported.find((r) => r.request_id === inSession.requestId)!;
+      expect(sessionRow).toMatchObject({ session_id: inSession.sessionId, agent_id: inSession.agentId, parent_agent_id: inSession.parentAgentId, session_source: inSession.sessionSource });
     });
 
     it('key totals, totals by group, raw rows and recent attempts', async () => {

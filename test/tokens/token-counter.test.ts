@@ -1,8 +1,9 @@
 import { countTokens } from 'gpt-tokenizer';
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 import { afterAll, describe, expect, it } from 'vitest';
-import { countTextTokens } from '../../core/tokens/count-text-tokens.ts';
+import { countTextTokens, LONG_PIECE } from '../../core/tokens/count-text-tokens.ts';
 import { TokenCounter } from '../../core/tokens/token-counter.ts';
+import { PATIENT_COUNT_BUDGET_MS } from '../helpers/start-patchbay.ts';
 
 const asText = { disallowedSpecial: new Set<string>() };
 const prose =
@@ -16,10 +17,12 @@ describe('countTextTokens (the counting thread\'s algorithm)', () => {
     for (const text of samples) expect(countTextTokens(text, O200K_TOKEN_SPLIT_REGEX, count, Infinity)).toEqual({ tokens: count(text), exact: true });
   });
 
-  it('counts a long run in slices, quickly, and says the result is an estimate', () => {
-    const started = performance.now();
-    const result = countTextTokens('a'.repeat(600 * 1024), O200K_TOKEN_SPLIT_REGEX, count, Infinity);
-    expect(performance.now() - started).toBeLessThan(5000);
+  it('counts a long run in slices the tokenizer handles quickly, and says the result is an estimate', () => {
+    // The tokenizer is quadratic on a run of one character (~10 s for 100k 'x'): it must only ever
+    // see short pieces of it. Its speed is the bench's business; the slicing is checked here.
+    let longest = 0;
+    const result = countTextTokens('a'.repeat(600 * 1024), O200K_TOKEN_SPLIT_REGEX, (text) => ((longest = Math.max(longest, text.length)), count(text)), Infinity);
+    expect(longest).toBeLessThanOrEqual(LONG_PIECE);
     expect(result).toMatchObject({ exact: false });
     // Between the byte bounds.
     expect(result!.tokens).toBeGreaterThanOrEqual(Math.ceil((600 * 1024) / 128));
@@ -34,7 +37,9 @@ describe('countTextTokens (the counting thread\'s algorithm)', () => {
 });
 
 describe('TokenCounter (a worker thread)', () => {
-  const counter = new TokenCounter();
+  // A budget no loaded machine runs out of, except where the budget is what is tested (`hasty`).
+  const patient = { budgetMs: PATIENT_COUNT_BUDGET_MS };
+  const counter = new TokenCounter(patient);
   afterAll(() => counter.close());
 
   it("answers gpt-tokenizer's exact count for ordinary text", async () => {
@@ -48,21 +53,20 @@ describe('TokenCounter (a worker thread)', () => {
     await small.close();
   });
 
-  it('answers null past the time budget, and the main thread stays free meanwhile', async () => {
+  it('answers null past the time budget (that other requests are answered meanwhile: event-loop-tokens.test.ts)', async () => {
     const hasty = new TokenCounter({ budgetMs: 1 });
     try {
       // The first count waits for the thread to load the tokenizer; ~250 KB of text then takes far longer than 1 ms.
       await hasty.count('warm');
-      const started = performance.now();
+      // Null: the budget ended the count (finished, it would be a number); the main thread only waited.
       expect(await hasty.count(prose.repeat(1500))).toBeNull();
-      expect(performance.now() - started).toBeLessThan(1000);
     } finally {
       await hasty.close();
     }
   });
 
   it('answers null at once when the queue is full', async () => {
-    const narrow = new TokenCounter({ maxQueued: 1 });
+    const narrow = new TokenCounter({ ...patient, maxQueued: 1 });
     try {
       const first = narrow.count(prose);
       expect(await narrow.count(prose)).toBeNull();
@@ -73,7 +77,7 @@ describe('TokenCounter (a worker thread)', () => {
   });
 
   it('starts again after close', async () => {
-    const again = new TokenCounter();
+    const again = new TokenCounter(patient);
     expect(await again.count('one two')).toMatchObject({ exact: true });
     await again.close();
     expect(await again.count('one two three')).toEqual({ tokens: countTokens('one two three'), exact: true });

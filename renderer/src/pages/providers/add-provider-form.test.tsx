@@ -22,7 +22,7 @@ describe('the add-provider form (validated by core newProviderSchema)', () => {
     await userEvent.type(screen.getByLabelText(/^Base URL/), 'http://127.0.0.1:8000/v1');
     await userEvent.type(screen.getByLabelText(/environment variable/), 'my_llm_key');
     await userEvent.click(screen.getByRole('button', { name: 'Add provider' }));
-    await vi.waitFor(() => expect(calls.filter((c) => c.method === 'POST')).toHaveLength(1));
+    await vi.waitFor(() => expect(calls.filter((c) => c.method === 'POST')).toHaveLength(1), { timeout: 30_000 });
     expect(calls.find((c) => c.method === 'POST')!.body).toEqual({ name: 'my_llm', baseUrl: 'http://127.0.0.1:8000/v1', apiKeyEnv: 'my_llm_key' });
   });
 

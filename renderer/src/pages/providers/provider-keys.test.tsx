@@ -51,7 +51,7 @@ describe("a provider's labelled keys", () => {
     expect((screen.getByLabelText('Labelled key') as HTMLInputElement).value).toBe('');
 
     await userEvent.click(screen.getByRole('button', { name: 'Delete key work' }));
-    await vi.waitFor(() => expect(calls.some((c) => c.method === 'DELETE' && c.path === '/api/providers/groq/secrets/work')).toBe(true));
+    await vi.waitFor(() => expect(calls.some((c) => c.method === 'DELETE' && c.path === '/api/providers/groq/secrets/work')).toBe(true), { timeout: 30_000 });
   });
 
   it('says what is wrong with a label before sending anything', async () => {
@@ -68,6 +68,6 @@ describe("a provider's labelled keys", () => {
     const { calls } = installFakeApi({ 'PATCH /api/providers/groq': () => json(200, { ...groq, key_order: 'spread' }) });
     render(<QueryClientProvider client={createQueryClient()}><Keys provider={groq} /></QueryClientProvider>);
     await userEvent.selectOptions(screen.getByLabelText('Use the keys'), 'spread');
-    await vi.waitFor(() => expect(calls.find((c) => c.method === 'PATCH')?.body).toEqual({ keyOrder: 'spread' }));
+    await vi.waitFor(() => expect(calls.find((c) => c.method === 'PATCH')?.body).toEqual({ keyOrder: 'spread' }), { timeout: 30_000 });
   });
 });
