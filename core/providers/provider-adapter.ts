@@ -53,6 +53,12 @@ export interface JsonReply {
   /** `body` as bytes, when the adapter has them (the upstream's own, unchanged): written without encoding the text again. */
   bytes?: Buffer;
   usage: Usage | null;
+  /**
+   * A same-protocol answer too large to hold (see pass-answer-through.ts): `bytes` is its head,
+   * `body` empty, `usage` null; the remaining bytes come from `chunks` as the upstream sends them
+   * (a failure after the head throws a ProviderError), and `usage()` is complete once they end.
+   */
+  rest?: { chunks: AsyncIterator<Buffer>; usage(): Usage | null };
 }
 
 /** A streamed response, already in OpenAI's chunk format. */
@@ -83,7 +89,11 @@ export interface ProviderAdapter {
    * upstreams, whose wire is OpenAI chat): the neutral model reaches it through its chat methods.
    */
   readonly neutral?: NeutralEntry;
-  chat(request: ChatRequest, call: UpstreamCall): Promise<JsonReply>;
+  /**
+   * `passThrough`: the caller sends the answer on as it is (OpenAI chat in, OpenAI-compatible
+   * out), so a large answer may come back as a head and its `rest`; translators leave it unset.
+   */
+  chat(request: ChatRequest, call: UpstreamCall, passThrough?: boolean): Promise<JsonReply>;
   /** Resolves once the upstream accepted the request; `includeUsage` asks for the final usage chunk. */
   streamChat(request: ChatRequest, call: UpstreamCall, includeUsage: boolean): Promise<StreamReply>;
   complete(request: CompletionRequest, call: UpstreamCall): Promise<JsonReply>;

@@ -120,6 +120,12 @@ export interface UpstreamText {
   text: string;
   /** The same answer as the bytes that arrived: sent on to the client as they are when nothing in it changes. */
   bytes: Buffer;
+  /**
+   * Set when the call allowed pass-through (`passThroughAfter`) and a 2xx answer went past it:
+   * `bytes` is then only the answer's head (`text` is empty) and the rest arrives here, unlimited,
+   * read at the pace of whoever reads it.
+   */
+  rest?: DispatchedBody;
 }
 
 /**
@@ -128,7 +134,7 @@ export interface UpstreamText {
  * An answer larger than upstreamLimits.maxAnswerBytes is cut there (the upstream call aborted, what
  * was read dropped): an upstream that never ends its answer would otherwise fill the memory.
  */
-export function sendUpstreamForText(options: PostOptions): Promise<UpstreamText> {
+export function sendUpstreamForText(options: PostOptions, passThroughAfter = Infinity): Promise<UpstreamText> {
   return new Promise<UpstreamText>((resolve, reject) => {
     let status = 0;
     let headers: UpstreamResponse['headers'] = {};
@@ -137,6 +143,7 @@ export function sendUpstreamForText(options: PostOptions): Promise<UpstreamText>
     let cut = false;
     const limit = upstreamLimits.maxAnswerBytes;
     let controller: Dispatcher.DispatchController | null = null;
+    let rest: DispatchedBody | null = null;
     dispatchUpstream(options, {
       onController: (started) => (controller = started),
       onStart(statusCode, responseHeaders) {
@@ -144,7 +151,17 @@ export function sendUpstreamForText(options: PostOptions): Promise<UpstreamText>
         headers = responseHeaders;
       },
       onData(chunk) {
+        if (rest) return rest.push(chunk);
         size += chunk.length;
+        if (size > passThroughAfter && status < 300) {
+          // Past the head: what follows is handed on as it arrives, with the body's backpressure.
+          parts.push(chunk);
+          rest = new DispatchedBody();
+          rest.controller = controller;
+          const head = parts.length === 1 ? parts[0] : Buffer.concat(parts);
+          parts = [];
+          return resolve({ status, headers, text: '', bytes: head, rest });
+        }
         if (size <= limit) parts.push(chunk);
         else if (!cut) {
           cut = true;
@@ -153,10 +170,11 @@ export function sendUpstreamForText(options: PostOptions): Promise<UpstreamText>
         }
       },
       onEnd() {
+        if (rest) return rest.end();
         const bytes = parts.length === 1 ? parts[0] : Buffer.concat(parts);
         resolve({ status, headers, text: bytes.toString('utf8'), bytes });
       },
-      onError: reject,
+      onError: (error) => (rest ? rest.fail(error) : reject(error)),
     });
   });
 }
@@ -342,11 +360,15 @@ function noteRateLimit(call: UpstreamCall, headers: UpstreamResponse['headers'],
   call.onRateLimitExhausted?.(until);
 }
 
-/** postToProvider for a non-streaming call: the whole answer (as text and as bytes), or the provider's error mapped. */
-export function postToProviderForText(options: PostToProviderOptions): Promise<UpstreamText> {
+/**
+ * postToProvider for a non-streaming call: the whole answer (as text and as bytes), or the
+ * provider's error mapped. With `passThroughAfter`, a 2xx answer larger than that many bytes comes
+ * back as its head and `rest` (see UpstreamText); an error status is always read whole.
+ */
+export function postToProviderForText(options: PostToProviderOptions & { passThroughAfter?: number }): Promise<UpstreamText> {
   const { call } = options;
   return tryProviderKeys(call, (apiKey, label) =>
-    sendUpstreamForText(upstreamRequest(options, apiKey)).then((response) => {
+    sendUpstreamForText(upstreamRequest(options, apiKey), options.passThroughAfter).then((response) => {
       if (response.status >= 400) throw options.mapError(call.provider.name, response.status, response.headers, response.text);
       noteRateLimit(call, response.headers, apiKey, label);
       return response;

@@ -103,6 +103,13 @@ export class DispatchedBody implements UpstreamBody {
     return Buffer.concat(parts).toString('utf8');
   }
 
+  /** Nobody will read the rest: the upstream call is aborted and what is held dropped. */
+  cancel(reason: Error): void {
+    if (this.finished) return;
+    this.controller?.abort(reason);
+    this.release();
+  }
+
   /** The reader is done: drop what is held and what still comes (up to the limit). */
   private release(): void {
     this.released = true;

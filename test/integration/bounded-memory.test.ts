@@ -81,8 +81,8 @@ const SAFETY_STOP = 96 * MB;
 /** The real server through the composition root, with a user-defined provider at the upstream and small limits. */
 async function startWithLimits(baseUrl: string, limits: PatchbayOptions['limits'], server: Record<string, number> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'patchbay-memory-'));
-  writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ server, providers: { local: { baseUrl } } }));
-  const patchbay = await createPatchbay({ dataDir, host: '127.0.0.1', port: 0, env: {}, keychainService: `patchbay-test-${process.pid}-memory`, limits, log: () => {} });
+  writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ server, providers: { local: { baseUrl }, anthropic: { baseUrl } } }));
+  const patchbay = await createPatchbay({ dataDir, host: '127.0.0.1', port: 0, env: { ANTHROPIC_API_KEY: 'sk-ant-test' }, keychainService: `patchbay-test-${process.pid}-memory`, limits, log: () => {} });
   const key = patchbay.firstKey!;
   return {
     patchbay,
@@ -105,14 +105,16 @@ describe('bounded memory against upstreams and clients that never finish', () =>
   });
   afterAll(() => upstream.stop());
 
-  it('cuts a non-streaming answer that never ends at the size limit: a 502 naming the provider and the limit, the upstream call closed', async () => {
-    const url = await upstream.start(() => ({ head: '{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"', piece: 'a'.repeat(64 * 1024) }));
+  // A translated answer is read whole before it is translated, so it keeps the limit; an answer in
+  // the client's own protocol is passed through instead (pass-through-answers.test.ts).
+  it('cuts a translated answer that never ends at the size limit: a 502 naming the provider and the limit, the upstream call closed', async () => {
+    const url = await upstream.start(() => ({ head: '{"id":"msg_x","type":"message","role":"assistant","content":[{"type":"text","text":"', piece: 'a'.repeat(64 * 1024) }));
     const started = await startWithLimits(url, { maxAnswerBytes: 1 * MB });
     running = started;
-    const error = (await started.client.chat.completions.create({ model: 'local/endless', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    const error = (await started.client.chat.completions.create({ model: 'anthropic/claude-sonnet-4-5-20250929', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect(error.status).toBe(502);
-    expect(error.message).toMatch(/local/);
+    expect(error.message).toMatch(/anthropic/);
     expect(error.message).toMatch(/1 MB/);
     await upstream.closed;
     // Cut near the limit, not read to the upstream's safety stop.

@@ -41,7 +41,8 @@ export async function handleChatCompletions(req: IncomingMessage, res: ServerRes
     stream: body.stream === true,
     includeUsage: body.stream_options?.include_usage === true,
     fanOut: choicesFanOut(body.n),
-    json: (adapter, call) => adapter.chat(body, call),
+    // OpenAI chat in: an OpenAI-compatible answer goes to the client as it is, so a large one passes through.
+    json: (adapter, call) => adapter.chat(body, call, true),
     openStream: (adapter, call, includeUsage) => adapter.streamChat(body, call, includeUsage),
   });
 }

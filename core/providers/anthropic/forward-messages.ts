@@ -4,6 +4,7 @@ import { createForwardState, readForwardedEvent } from '../../protocols/anthropi
 import { toOpenAiUsage } from '../../protocols/openai/map-usage.ts';
 import type { JsonReply, StreamReply, UpstreamCall } from '../provider-adapter.ts';
 import { sseDecoder } from '../read-sse-events.ts';
+import { passAnswerThrough, PASS_THROUGH_AFTER_BYTES } from '../pass-answer-through.ts';
 import { postToProvider, postToProviderForText, toTransportError } from '../transport.ts';
 import { mapAnthropicError, mapStreamError, statusOfAnthropicError } from './map-error.ts';
 
@@ -18,7 +19,20 @@ export interface ForwardedCall {
  * and the answer comes back as Anthropic wrote it, read for its usage on the way.
  */
 export async function forwardMessages(forwarded: ForwardedCall, call: UpstreamCall, connectTimeoutMs: number): Promise<JsonReply> {
-  const { text, bytes, headers } = await postToProviderForText({ call, url: `${call.provider.baseUrl}/messages`, body: forwarded.body, forwardHeaders: forwarded.headers, connectTimeoutMs, mapError: mapAnthropicError });
+  const provider = call.provider.name;
+  const answer = await postToProviderForText({ call, url: `${call.provider.baseUrl}/messages`, body: forwarded.body, forwardHeaders: forwarded.headers, connectTimeoutMs, mapError: mapAnthropicError, passThroughAfter: PASS_THROUGH_AFTER_BYTES });
+  const { text, bytes, headers } = answer;
+  if (answer.rest) {
+    // Larger than the head: passed through, its usage (a top-level member, after the content) read on the way.
+    return passAnswerThrough(provider, { ...answer, rest: answer.rest }, call.signal, {
+      members: ['usage', 'error'],
+      check(values) {
+        const error = values.error as { type?: unknown } | undefined;
+        if (error && typeof error === 'object') throw mapAnthropicError(provider, statusOfAnthropicError(error.type), headers, JSON.stringify({ type: 'error', error }));
+      },
+      usage: (values) => (values.usage && typeof values.usage === 'object' ? toOpenAiUsage(decodeAnthropicUsage(values.usage as AnthropicUsage)) : null),
+    });
+  }
   let parsed: { type?: unknown; error?: { type?: unknown }; usage?: AnthropicUsage } | null;
   try {
     parsed = JSON.parse(text) as typeof parsed;

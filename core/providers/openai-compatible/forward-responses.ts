@@ -2,6 +2,7 @@ import { ProviderError } from '../../errors/provider-error.ts';
 import { readResponsesUsage } from '../../protocols/openai-responses/map-usage.ts';
 import type { JsonReply, StreamReply, UpstreamCall, Usage } from '../provider-adapter.ts';
 import { sseDecoder } from '../read-sse-events.ts';
+import { passAnswerThrough, PASS_THROUGH_AFTER_BYTES } from '../pass-answer-through.ts';
 import { postToProvider, postToProviderForText, toTransportError } from '../transport.ts';
 import { mapOpenAiError, statusOfErrorBody } from './map-error.ts';
 
@@ -30,7 +31,18 @@ function reportedFailure(provider: string, error: unknown): ProviderError {
  */
 export async function forwardResponse(body: string, call: UpstreamCall, connectTimeoutMs: number): Promise<JsonReply> {
   const provider = call.provider.name;
-  const { text, bytes } = await postToProviderForText({ call, url: `${call.provider.baseUrl}/responses`, body, connectTimeoutMs, mapError: mapOpenAiError });
+  const answer = await postToProviderForText({ call, url: `${call.provider.baseUrl}/responses`, body, connectTimeoutMs, mapError: mapOpenAiError, passThroughAfter: PASS_THROUGH_AFTER_BYTES });
+  const { text, bytes } = answer;
+  if (answer.rest) {
+    // Larger than the head: passed through; `status` and `error` come before the output, `usage` after it.
+    return passAnswerThrough(provider, { ...answer, rest: answer.rest }, call.signal, {
+      members: ['status', 'error', 'usage'],
+      check(values) {
+        if (values.status === 'failed' || (values.error && values.status === undefined)) throw reportedFailure(provider, values.error);
+      },
+      usage: (values) => readResponsesUsage(values.usage),
+    });
+  }
   let parsed: { status?: unknown; error?: unknown; usage?: unknown } | null;
   try {
     parsed = JSON.parse(text) as typeof parsed;

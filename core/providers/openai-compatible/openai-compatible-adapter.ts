@@ -14,6 +14,7 @@ import { mapOpenAiError, statusOfErrorBody } from './map-error.ts';
 import { createPassThroughState, finishPassThrough, mapPassThroughChunk, normalizeUsage } from './map-stream-chunk.ts';
 import { quirksFor, type OpenAiQuirks } from './quirks.ts';
 import { readUpstreamData } from './read-upstream-data.ts';
+import { passAnswerThrough, PASS_THROUGH_AFTER_BYTES } from '../pass-answer-through.ts';
 
 type Operation = 'chat/completions' | 'completions' | 'embeddings';
 
@@ -22,6 +23,8 @@ interface Answer {
   text: string;
   bytes: Buffer;
   parsed: { usage?: Usage | null; choices?: unknown };
+  /** The reply when the answer went past its head and is passed through (only when the caller allowed it). */
+  passed?: JsonReply;
 }
 
 /**
@@ -53,10 +56,16 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
     this.connectTimeoutMs = connectTimeoutMs;
   }
 
-  async chat(request: ChatRequest, call: UpstreamCall): Promise<JsonReply> {
+  /**
+   * With `passThrough`, an answer past its head is streamed to the caller (pass-answer-through.ts),
+   * unless this provider's answers are rewritten (quirks.mapsChatAnswers: Groq, Together), which
+   * needs the whole answer: those are held, up to the answer size limit.
+   */
+  async chat(request: ChatRequest, call: UpstreamCall, passThrough = false): Promise<JsonReply> {
     const quirks = quirksFor(call.provider.name);
     reportDroppedFields(request, quirks, call);
-    const answer = await this.json('chat/completions', mapChatRequest(limitOpenAiRequest(request, call), call.endpoint.model, quirks, call.provider.name), call);
+    const answer = await this.json('chat/completions', mapChatRequest(limitOpenAiRequest(request, call), call.endpoint.model, quirks, call.provider.name), call, passThrough && !quirks.mapsChatAnswers);
+    if (answer.passed) return answer.passed;
     return reply(answer, mapChatChoices(answer.parsed, quirks, requestedTopLogprobs(request)));
   }
 
@@ -93,8 +102,27 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
     return reply(answer, await mapEmbeddingAnswer(answer.parsed as EmbeddingAnswer, request));
   }
 
-  private async json(operation: Operation, body: object, call: UpstreamCall): Promise<Answer> {
-    const { text, bytes, headers } = await postToProviderForText({ call, url: `${call.provider.baseUrl}/${operation}`, body, connectTimeoutMs: this.connectTimeoutMs, mapError: mapOpenAiError });
+  private async json(operation: Operation, body: object, call: UpstreamCall, passThrough = false): Promise<Answer> {
+    const answer = await postToProviderForText({
+      call,
+      url: `${call.provider.baseUrl}/${operation}`,
+      body,
+      connectTimeoutMs: this.connectTimeoutMs,
+      mapError: mapOpenAiError,
+      passThroughAfter: passThrough ? PASS_THROUGH_AFTER_BYTES : undefined,
+    });
+    const { text, bytes, headers } = answer;
+    if (answer.rest) {
+      const provider = call.provider.name;
+      const passed = passAnswerThrough(provider, { ...answer, rest: answer.rest }, call.signal, {
+        members: ['usage', 'error'],
+        check(values) {
+          if (values.error) throw mapOpenAiError(provider, statusOfErrorBody(values.error), headers, JSON.stringify({ error: values.error }));
+        },
+        usage: (values) => (values.usage && typeof values.usage === 'object' ? normalizeUsage(values.usage as Usage & Record<string, unknown>) : null),
+      });
+      return { text, bytes, parsed: {}, passed };
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
