@@ -12,6 +12,19 @@ import { startPatchbay, usageRows, type TestPatchbay } from '../helpers/start-pa
 
 const KB = 1024;
 const MB = 1024 * KB;
+
+/** Waits until a response can take more, or is gone; leaves no listener behind (one wait per full buffer). */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'patchbay.js');
 
 /** The answer of each protocol around a long text: what comes before it, and the end with the usage. */
@@ -105,7 +118,7 @@ class LargeAnswerUpstream {
     const write = async (bytes: Buffer) => {
       hash.update(bytes);
       this.written += bytes.length;
-      if (!res.write(bytes)) await new Promise<void>((resolve) => { res.once('drain', resolve); res.once('close', resolve); });
+      if (!res.write(bytes)) await drained(res);
     };
     res.writeHead(200, { 'content-type': 'application/json' });
     await write(Buffer.from(shape.head));
@@ -145,7 +158,7 @@ class LargeAnswerUpstream {
     const event = Buffer.from(`data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"${PIECE.toString()}"}}]}\n\n`);
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     for (let text = 0; text < this.plan.size && !res.destroyed; text += PIECE.length) {
-      if (!res.write(event)) await new Promise<void>((resolve) => { res.once('drain', resolve); res.once('close', resolve); });
+      if (!res.write(event)) await drained(res);
     }
     res.end('data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}\n\ndata: [DONE]\n\n');
   }
