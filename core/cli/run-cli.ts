@@ -4,6 +4,7 @@ import { PatchbayError } from '../errors/patchbay-error.ts';
 import { runAgentCommand } from './agent-command.ts';
 import { runAgentsCommand } from './agents-command.ts';
 import { DataDirInUseError } from '../app/data-dir-lock.ts';
+import { DatabaseStartError } from '../postgres/database-unavailable.ts';
 import { findPortHolder } from '../app/find-port-holder.ts';
 import { withCommandName } from './invoked-as.ts';
 import { commandHelp, wantsHelp } from './command-help.ts';
@@ -122,7 +123,7 @@ export async function runCli(argv: string[], given: CliIo = defaultIo): Promise<
       io.err(`${(error as Error).message}\n`);
       return 2;
     }
-    if (error instanceof DataDirInUseError) {
+    if (error instanceof DataDirInUseError || error instanceof DatabaseStartError) {
       io.err(`${error.message}\n`);
       return 1;
     }

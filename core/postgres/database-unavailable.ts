@@ -9,3 +9,6 @@ export function databaseUnavailable(error: unknown, what: string): unknown {
   if (error instanceof PatchbayError || error instanceof ConfigError || !(error instanceof Error)) return error;
   return new PatchbayError(`${what}: PostgreSQL does not answer (${error.message}). Try again in a moment.`, { status: 503, type: 'api_error', code: 'database_unavailable' });
 }
+
+/** PostgreSQL cannot be used at start (refused, unknown host, wrong password, no database): the CLI prints it without a stack. */
+export class DatabaseStartError extends Error {}

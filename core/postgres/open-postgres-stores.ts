@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { DatabaseStartError } from './database-unavailable.ts';
 import pg from 'pg';
 import type { Stores } from '../app/open-stores.ts';
 import type { EventHub } from '../events/event-hub.ts';
@@ -40,7 +41,9 @@ export async function openPostgresStores(options: { url: string; log: (message: 
     await migratePostgres(pool);
   } catch (error) {
     await pool.end().catch(() => undefined);
-    throw new Error(`Cannot use PostgreSQL at ${redactUrl(options.url)}: ${(error as Error).message}`);
+    throw new DatabaseStartError(
+      `Cannot use PostgreSQL at ${redactUrl(options.url)}: ${(error as Error).message}. Check that PostgreSQL is running and reachable there, and that the user, password and database in --database / PATCHBAY_DATABASE_URL are right.`,
+    );
   }
   const replica = options.replica ?? `replica_${randomBytes(6).toString('hex')}`;
   const keys = await PostgresKeyStore.open(pool, options.url, options.log);
