@@ -36,10 +36,10 @@ export class PostgresKeyStore implements KeyBackend {
     this.clock = clock;
   }
 
-  static async open(pool: pg.Pool, connectionString: string, log: (message: string) => void, clock: () => number = Date.now): Promise<PostgresKeyStore> {
-    const store = new PostgresKeyStore(pool, clock);
+  static async open(pool: pg.Pool, connectionString: string, log: (message: string) => void, options: { replica?: string; clock?: () => number } = {}): Promise<PostgresKeyStore> {
+    const store = new PostgresKeyStore(pool, options.clock ?? Date.now);
     store.listener = new PostgresListener(connectionString, log, {
-      name: 'patchbay keys',
+      name: options.replica ? `patchbay keys ${options.replica}` : 'patchbay keys',
       lost: (reason) => `Lost the key-change connection to PostgreSQL${reason}; answering from the keys known until it is back.`,
       back: 'The key-change connection to PostgreSQL is back; keys reloaded.',
     });
