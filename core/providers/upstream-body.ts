@@ -6,6 +6,9 @@ export interface UpstreamBody extends AsyncIterable<Uint8Array> {
   text(maxBytes?: number, tooLarge?: (limit: number) => Error): Promise<string>;
 }
 
+const DONE: IteratorResult<Buffer> = Object.freeze({ value: undefined, done: true });
+const FAILED = Symbol('failed');
+
 /** What is read and dropped after the reader stopped early (past `[DONE]`), before the connection is given up instead. */
 const DRAIN_LIMIT_BYTES = 64 * 1024;
 /**
@@ -30,7 +33,10 @@ export class DispatchedBody implements UpstreamBody {
   private head = 0;
   private ended = false;
   private failure: unknown = null;
-  private wake: (() => void) | null = null;
+  /** The reader waiting for the next chunk. */
+  private waiter: { resolve: (result: IteratorResult<Buffer>) => void; reject: (error: unknown) => void } | null = null;
+  /** The reader has had the end or the failure, or stopped (return): next() answers done. */
+  private done = false;
   private released = false;
   private dropped = 0;
   /** Bytes in `chunks` not yet read. */
@@ -65,28 +71,62 @@ export class DispatchedBody implements UpstreamBody {
     return this.ended || this.failure !== null;
   }
 
-  async *[Symbol.asyncIterator](): AsyncGenerator<Buffer> {
-    try {
-      for (;;) {
-        if (this.head < this.chunks.length) {
-          const chunk = this.chunks[this.head]!;
-          this.chunks[this.head++] = undefined;
-          this.queued -= chunk.length;
-          if (this.head === this.chunks.length) {
-            this.chunks = [];
-            this.head = 0;
-            if (this.controller?.paused) this.controller.resume();
-          }
-          yield chunk;
-          continue;
-        }
-        if (this.failure !== null) throw this.failure;
-        if (this.ended) return;
-        await new Promise<void>((resolve) => (this.wake = resolve));
+  /**
+   * The chunks, read with `for await` (or next() by hand). A plain iterator rather than an async
+   * generator: a chunk already held is handed over in one settled promise (one microtask turn for
+   * the reader), not through a generator's resumption and its await of the yielded value, which is
+   * the path of every stream's first chunk. A reader that stops early (return()) releases the rest.
+   */
+  [Symbol.asyncIterator](): AsyncIterator<Buffer> & AsyncIterable<Buffer> {
+    const iterator: AsyncIterator<Buffer> & AsyncIterable<Buffer> = {
+      next: () => this.next(),
+      return: (value?: unknown) => {
+        if (!this.finished) this.release();
+        this.done = true;
+        return Promise.resolve({ value: value as Buffer, done: true });
+      },
+      [Symbol.asyncIterator]: () => iterator,
+    };
+    return iterator;
+  }
+
+  private next(): Promise<IteratorResult<Buffer>> {
+    if (this.waiter) return Promise.reject(new Error('a streamed body is read by one reader, one chunk at a time'));
+    const ready = this.take();
+    if (ready) return ready;
+    return new Promise<IteratorResult<Buffer>>((resolve, reject) => (this.waiter = { resolve, reject }));
+  }
+
+  /** What the reader gets now (a chunk, the end, the failure), or undefined when it has to wait. */
+  private take(): Promise<IteratorResult<Buffer>> | undefined {
+    const result = this.settled();
+    if (result === undefined) return undefined;
+    return result === FAILED ? Promise.reject(this.failure) : Promise.resolve(result);
+  }
+
+  /** The next result as a value: an IteratorResult, FAILED for the failure, undefined when nothing is there yet. */
+  private settled(): IteratorResult<Buffer> | typeof FAILED | undefined {
+    if (this.done) return DONE;
+    if (this.head < this.chunks.length) {
+      const chunk = this.chunks[this.head]!;
+      this.chunks[this.head++] = undefined;
+      this.queued -= chunk.length;
+      if (this.head === this.chunks.length) {
+        this.chunks = [];
+        this.head = 0;
+        if (this.controller?.paused) this.controller.resume();
       }
-    } finally {
-      if (!this.finished) this.release();
+      return { value: chunk, done: false };
     }
+    if (this.failure !== null) {
+      this.done = true;
+      return FAILED;
+    }
+    if (this.ended) {
+      this.done = true;
+      return DONE;
+    }
+    return undefined;
   }
 
   async text(maxBytes = Infinity, tooLarge: (limit: number) => Error = (limit) => new Error(`the body is larger than ${limit} bytes`)): Promise<string> {
@@ -119,9 +159,14 @@ export class DispatchedBody implements UpstreamBody {
     if (this.controller?.paused) this.controller.resume();
   }
 
+  /** Hands a waiting reader what just arrived (a chunk, the end or the failure). */
   private notify(): void {
-    const wake = this.wake;
-    this.wake = null;
-    wake?.();
+    const waiter = this.waiter;
+    if (!waiter) return;
+    const result = this.settled();
+    if (result === undefined) return;
+    this.waiter = null;
+    if (result === FAILED) waiter.reject(this.failure);
+    else waiter.resolve(result);
   }
 }

@@ -38,4 +38,17 @@ describe('sseDecoder parses server-sent events per the WHATWG spec, however the 
     expect(oneLine(data)).not.toContain('\n');
     expect(JSON.parse(oneLine(data))).toEqual({ a: 1 });
   });
+
+  it('characters of 2, 3 and 4 bytes and invalid bytes decode as TextDecoder decodes them whole, split at every position', () => {
+    const text = new Uint8Array([
+      ...new TextEncoder().encode('data: {"t":"é € 😀 '),
+      // A lone lead byte, a cut-short 4-byte character, 0xFF, an encoded surrogate: each U+FFFD.
+      0xe2, 0x41, 0xf0, 0x9f, 0x98, 0xff, 0xed, 0xa0, 0x80,
+      ...new TextEncoder().encode(' ü"}\n\n'),
+    ]);
+    const expected = [{ event: undefined, data: new TextDecoder().decode(text.subarray(6, -2)) }];
+    expect(expected[0].data).toContain('é € 😀 \uFFFDA\uFFFD');
+    for (let at = 1; at < text.length; at++) expect(decodeAll([text.subarray(0, at), text.subarray(at)]), `split at ${at}`).toEqual(expected);
+    expect(decodeAll(Array.from(text, (_, i) => text.subarray(i, i + 1)))).toEqual(expected);
+  });
 });
