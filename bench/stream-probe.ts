@@ -2,7 +2,7 @@
 // between chunks: how far the bench's "stream first byte" figure is Patchbay's own work and how far
 // it is what a pause does to every process on the machine. Not part of `npm run bench`.
 //
-//   node bench/stream-probe.ts [--chunks 1,2,20] [--delay 5] [--streams 40] [--rounds 3]
+//   node bench/stream-probe.ts [--chunks 1,2,20] [--delay 5] [--streams 40] [--rounds 3] [--warm-streams N]
 //
 // For each chunk count: streams at concurrency 1 against direct, the floor and Patchbay, interleaved
 // in rounds, every stream checked by the load generator. A stream of 1 chunk ends as soon as it
@@ -10,7 +10,10 @@
 // stream ends after the upstream paused `delay` ms, and the next one meets processes that sat idle.
 // Printed: the first content chunk's p50 for each target and the added delay (target − direct).
 // Before the streams, each target serves chat at concurrency 1 and 16 (as in the bench's warm-up), so
-// the code a stream shares with chat is as optimised as it is in the bench.
+// the code a stream shares with chat is as optimised as it is in the bench. With --warm-streams N,
+// each target then also serves N streams without the pause (a few ms each), so the code only a
+// stream runs is optimised too, as in a server that has streamed for a while: the difference between
+// 0 and 2000 is what V8's tiers (not Patchbay's work) add to the first chunk in a short run.
 import { parseArgs } from 'node:util';
 import { startFloorProxy, startLoadGen, startPatchbay, startUpstream } from './procs.ts';
 import { percentiles } from './stats.ts';
@@ -22,12 +25,14 @@ const { values } = parseArgs({
     delay: { type: 'string', default: '5' },
     streams: { type: 'string', default: '40' },
     rounds: { type: 'string', default: '3' },
+    'warm-streams': { type: 'string', default: '0' },
   },
 });
 const chunkCounts = values.chunks.split(',').map(Number);
 const delayMs = Number(values.delay);
 const streams = Number(values.streams);
 const rounds = Number(values.rounds);
+const warmStreams = Number(values['warm-streams']);
 
 const upstream = await startUpstream();
 const loadgen = startLoadGen();
@@ -46,6 +51,12 @@ try {
       await loadgen.run({ kind: 'chat', origin: target.origin, path: target.path, headers: target.headers, body: chatBody(target.model), concurrency, durationMs: 30_000, maxRequests: 3000 });
     }
   }
+  if (warmStreams > 0) {
+    await fetch(`${upstreamOrigin}/__bench/config`, { method: 'POST', body: JSON.stringify({ chatDelayMs: 0, streamChunks: 20, streamDelayMs: 0 }) });
+    for (const target of targets) {
+      await loadgen.run({ kind: 'stream', origin: target.origin, path: target.path, headers: target.headers, body: chatBody(target.model, true), concurrency: 1, durationMs: 120_000, maxRequests: warmStreams, streamChunks: 20 });
+    }
+  }
   for (const chunks of chunkCounts) {
     await fetch(`${upstreamOrigin}/__bench/config`, { method: 'POST', body: JSON.stringify({ chatDelayMs: 0, streamChunks: chunks, streamDelayMs: delayMs }) });
     const firsts = new Map<string, number[]>(targets.map((t) => [t.name, []]));
@@ -62,6 +73,8 @@ try {
     const direct = p50('direct');
     const cells = targets.map((t) => (t.name === 'direct' ? `direct ${direct.toFixed(3)} ms` : `${t.name} ${p50(t.name).toFixed(3)} ms (+${(p50(t.name) - direct).toFixed(3)})`));
     process.stdout.write(`${String(chunks).padStart(3)} chunk(s), ${delayMs} ms apart, first chunk p50 of ${rounds * streams}: ${cells.join(' | ')}\n`);
+    const p99 = (name: string) => percentiles(Float64Array.from(firsts.get(name)!), [99])[0];
+    process.stdout.write(`    p99: ${targets.map((t) => `${t.name} ${p99(t.name).toFixed(3)} ms`).join(' | ')}\n`);
   }
 } finally {
   await Promise.all([upstream.stop(), loadgen.stop(), floor.stop(), patchbay.stop()]);
