@@ -53,69 +53,41 @@ interface UpstreamSink {
  */
 function dispatchUpstream(options: PostOptions, sink: UpstreamSink): void {
   const { signal } = options;
+  let controller: Dispatcher.DispatchController | null = null;
+  const onAbort = () => controller?.abort(signal.reason as Error);
+  const settle = () => signal.removeEventListener('abort', onAbort);
+  const fail = (error: unknown) => {
+    settle();
+    sink.onError(toTransportError(options.provider, error, signal));
+  };
   if (signal.aborted) {
-    sink.onError(toTransportError(options.provider, signal.reason, signal));
+    fail(signal.reason);
     return;
   }
-  const handler = new UpstreamHandler(options, sink);
-  signal.addEventListener('abort', handler.onAbort, ONCE);
+  signal.addEventListener('abort', onAbort, { once: true });
   try {
-    options.dispatcher.dispatch(dispatchOptions(options), handler);
+    options.dispatcher.dispatch(dispatchOptions(options), {
+      onRequestStart(started) {
+        controller = started;
+        sink.onController?.(started);
+        if (signal.aborted) started.abort(signal.reason as Error);
+      },
+      onResponseStart(_controller, statusCode, headers) {
+        if (statusCode >= 200) sink.onStart(statusCode, headers as UpstreamResponse['headers']);
+      },
+      onResponseData(_controller, chunk) {
+        sink.onData(chunk);
+      },
+      onResponseEnd() {
+        settle();
+        sink.onEnd();
+      },
+      onResponseError(_controller, error) {
+        fail(error);
+      },
+    });
   } catch (error) {
-    handler.fail(error);
-  }
-}
-
-const ONCE = { once: true } as const;
-
-/**
- * undici's handler for one upstream call: one object with its methods on the prototype, not a
- * literal of closures (and their context) per request, on every call's path.
- */
-class UpstreamHandler implements Dispatcher.DispatchHandler {
-  private controller: Dispatcher.DispatchController | null = null;
-  private readonly options: PostOptions;
-  private readonly sink: UpstreamSink;
-  /** The 'abort' listener (a function, as the signal takes). */
-  readonly onAbort: () => void;
-
-  constructor(options: PostOptions, sink: UpstreamSink) {
-    this.options = options;
-    this.sink = sink;
-    this.onAbort = () => this.controller?.abort(options.signal.reason as Error);
-  }
-
-  private settle(): void {
-    this.options.signal.removeEventListener('abort', this.onAbort);
-  }
-
-  fail(error: unknown): void {
-    this.settle();
-    this.sink.onError(toTransportError(this.options.provider, error, this.options.signal));
-  }
-
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.controller = controller;
-    this.sink.onController?.(controller);
-    const { signal } = this.options;
-    if (signal.aborted) controller.abort(signal.reason as Error);
-  }
-
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
-    if (statusCode >= 200) this.sink.onStart(statusCode, headers);
-  }
-
-  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.sink.onData(chunk);
-  }
-
-  onResponseEnd(): void {
-    this.settle();
-    this.sink.onEnd();
-  }
-
-  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
-    this.fail(error);
+    fail(error);
   }
 }
 
@@ -163,89 +135,57 @@ export interface UpstreamText {
  * was read dropped): an upstream that never ends its answer would otherwise fill the memory.
  */
 export function sendUpstreamForText(options: PostOptions, passThroughAfter = Infinity, accept?: (answer: UpstreamText) => UpstreamText): Promise<UpstreamText> {
-  return new Promise<UpstreamText>((resolve, reject) => dispatchUpstream(options, new TextAnswerSink(options.provider, passThroughAfter, accept, resolve, reject)));
-}
-
-/**
- * Gathers one non-streaming answer (sendUpstreamForText): its parts up to the size limit, or its
- * head and then `rest` once it is past `passThroughAfter`. A class, for the same reason as
- * UpstreamHandler. `accept` (a status check) runs before the promise settles, so the caller needs
- * no second promise and turn for it.
- */
-class TextAnswerSink implements UpstreamSink {
-  private status = 0;
-  private headers: UpstreamResponse['headers'] = {};
-  private parts: Buffer[] = [];
-  private size = 0;
-  private cut = false;
-  private controller: Dispatcher.DispatchController | null = null;
-  private rest: DispatchedBody | null = null;
-  private readonly provider: string;
-  private readonly passThroughAfter: number;
-  /** The answer size limit when the call started. */
-  private readonly limit = upstreamLimits.maxAnswerBytes;
-  private readonly accept: ((answer: UpstreamText) => UpstreamText) | undefined;
-  private readonly resolve: (answer: UpstreamText) => void;
-  private readonly reject: (error: unknown) => void;
-
-  constructor(provider: string, passThroughAfter: number, accept: ((answer: UpstreamText) => UpstreamText) | undefined, resolve: (answer: UpstreamText) => void, reject: (error: unknown) => void) {
-    this.provider = provider;
-    this.passThroughAfter = passThroughAfter;
-    this.accept = accept;
-    this.resolve = resolve;
-    this.reject = reject;
-  }
-
-  private finish(answer: UpstreamText): void {
-    if (!this.accept) return this.resolve(answer);
-    try {
-      this.resolve(this.accept(answer));
-    } catch (error) {
-      this.reject(error);
-    }
-  }
-
-  onController(controller: Dispatcher.DispatchController): void {
-    this.controller = controller;
-  }
-
-  onStart(status: number, headers: UpstreamResponse['headers']): void {
-    this.status = status;
-    this.headers = headers;
-  }
-
-  onData(chunk: Buffer): void {
-    if (this.rest) return this.rest.push(chunk);
-    this.size += chunk.length;
-    if (this.size > this.passThroughAfter && this.status < 300) {
-      // Past the head: what follows is handed on as it arrives, with the body's backpressure.
-      this.parts.push(chunk);
-      const rest = new DispatchedBody();
-      rest.controller = this.controller;
-      this.rest = rest;
-      const head = this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts);
-      this.parts = [];
-      return this.finish({ status: this.status, headers: this.headers, text: '', bytes: head, rest });
-    }
-    const { limit } = this;
-    if (this.size <= limit) this.parts.push(chunk);
-    else if (!this.cut) {
-      this.cut = true;
-      this.parts = [];
-      this.controller?.abort(answerTooLarge(this.provider, limit));
-    }
-  }
-
-  onEnd(): void {
-    if (this.rest) return this.rest.end();
-    const bytes = this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts);
-    this.finish({ status: this.status, headers: this.headers, text: bytes.toString('utf8'), bytes });
-  }
-
-  onError(error: ProviderError): void {
-    if (this.rest) this.rest.fail(error);
-    else this.reject(error);
-  }
+  return new Promise<UpstreamText>((settle, reject) => {
+    // `accept` (a status check) runs before the promise settles: no second promise and turn for it.
+    const resolve = (answer: UpstreamText) => {
+      if (!accept) return settle(answer);
+      try {
+        settle(accept(answer));
+      } catch (error) {
+        reject(error);
+      }
+    };
+    let status = 0;
+    let headers: UpstreamResponse['headers'] = {};
+    let parts: Buffer[] = [];
+    let size = 0;
+    let cut = false;
+    const limit = upstreamLimits.maxAnswerBytes;
+    let controller: Dispatcher.DispatchController | null = null;
+    let rest: DispatchedBody | null = null;
+    dispatchUpstream(options, {
+      onController: (started) => (controller = started),
+      onStart(statusCode, responseHeaders) {
+        status = statusCode;
+        headers = responseHeaders;
+      },
+      onData(chunk) {
+        if (rest) return rest.push(chunk);
+        size += chunk.length;
+        if (size > passThroughAfter && status < 300) {
+          // Past the head: what follows is handed on as it arrives, with the body's backpressure.
+          parts.push(chunk);
+          rest = new DispatchedBody();
+          rest.controller = controller;
+          const head = parts.length === 1 ? parts[0] : Buffer.concat(parts);
+          parts = [];
+          return resolve({ status, headers, text: '', bytes: head, rest });
+        }
+        if (size <= limit) parts.push(chunk);
+        else if (!cut) {
+          cut = true;
+          parts = [];
+          controller?.abort(answerTooLarge(options.provider, limit));
+        }
+      },
+      onEnd() {
+        if (rest) return rest.end();
+        const bytes = parts.length === 1 ? parts[0] : Buffer.concat(parts);
+        resolve({ status, headers, text: bytes.toString('utf8'), bytes });
+      },
+      onError: (error) => (rest ? rest.fail(error) : reject(error)),
+    });
+  });
 }
 
 /**
