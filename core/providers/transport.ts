@@ -134,8 +134,17 @@ export interface UpstreamText {
  * An answer larger than upstreamLimits.maxAnswerBytes is cut there (the upstream call aborted, what
  * was read dropped): an upstream that never ends its answer would otherwise fill the memory.
  */
-export function sendUpstreamForText(options: PostOptions, passThroughAfter = Infinity): Promise<UpstreamText> {
-  return new Promise<UpstreamText>((resolve, reject) => {
+export function sendUpstreamForText(options: PostOptions, passThroughAfter = Infinity, accept?: (answer: UpstreamText) => UpstreamText): Promise<UpstreamText> {
+  return new Promise<UpstreamText>((settle, reject) => {
+    // `accept` (a status check) runs before the promise settles: no second promise and turn for it.
+    const resolve = (answer: UpstreamText) => {
+      if (!accept) return settle(answer);
+      try {
+        settle(accept(answer));
+      } catch (error) {
+        reject(error);
+      }
+    };
     let status = 0;
     let headers: UpstreamResponse['headers'] = {};
     let parts: Buffer[] = [];
@@ -368,7 +377,7 @@ function noteRateLimit(call: UpstreamCall, headers: UpstreamResponse['headers'],
 export function postToProviderForText(options: PostToProviderOptions & { passThroughAfter?: number }): Promise<UpstreamText> {
   const { call } = options;
   return tryProviderKeys(call, (apiKey, label) =>
-    sendUpstreamForText(upstreamRequest(options, apiKey), options.passThroughAfter).then((response) => {
+    sendUpstreamForText(upstreamRequest(options, apiKey), options.passThroughAfter, (response) => {
       if (response.status >= 400) throw options.mapError(call.provider.name, response.status, response.headers, response.text);
       noteRateLimit(call, response.headers, apiKey, label);
       return response;

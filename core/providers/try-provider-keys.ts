@@ -1,5 +1,5 @@
 import { ProviderError } from '../errors/provider-error.ts';
-import { DEFAULT_KEY_REST_MS, type KeyFailure } from '../secrets/key-ring.ts';
+import { DEFAULT_KEY_REST_MS, type KeyFailure, type ProviderKey } from '../secrets/key-ring.ts';
 import type { UpstreamCall } from './provider-adapter.ts';
 
 /**
@@ -12,13 +12,42 @@ import type { UpstreamCall } from './provider-adapter.ts';
  * Any other failure (a 400, a 5xx, a timeout) is the request's or the provider's, not the key's:
  * it ends the attempt at once, as with a single key.
  */
-export async function tryProviderKeys<T>(call: UpstreamCall, send: (apiKey: string | undefined, label: string | null) => Promise<T>): Promise<T> {
-  const ring = call.keys;
-  const keys = ring?.order() ?? [];
-  if (!ring || keys.length === 0) {
-    call.onKey?.(null);
-    return send(call.apiKey, null);
+export function tryProviderKeys<T>(call: UpstreamCall, send: (apiKey: string | undefined, label: string | null) => Promise<T>): Promise<T> {
+  try {
+    const ring = call.keys;
+    const keys = ring?.order() ?? [];
+    if (!ring || keys.length === 0) {
+      call.onKey?.(null);
+      return send(call.apiKey, null);
+    }
+    if (keys.length === 1) return tryOneKey(call, ring, keys[0], send);
+    return tryEachKey(call, ring, keys, send);
+  } catch (error) {
+    // As from an async function: a failure is a rejection, never a throw.
+    return Promise.reject(error);
   }
+}
+
+/**
+ * A provider with one usable key (the common case): the same outcome as the loop below, without
+ * an async function's frame and promise per request.
+ */
+function tryOneKey<T>(call: UpstreamCall, ring: NonNullable<UpstreamCall['keys']>, key: ProviderKey, send: (apiKey: string | undefined, label: string | null) => Promise<T>): Promise<T> {
+  call.onKey?.(key.label);
+  return send(key.secret, key.label).then(
+    (answer) => {
+      ring.served(key);
+      return answer;
+    },
+    (error: unknown) => {
+      const failure = error instanceof ProviderError && !call.signal.aborted ? keyFailure(error) : null;
+      if (failure) ring.rest(key, failure);
+      throw error;
+    },
+  );
+}
+
+async function tryEachKey<T>(call: UpstreamCall, ring: NonNullable<UpstreamCall['keys']>, keys: ProviderKey[], send: (apiKey: string | undefined, label: string | null) => Promise<T>): Promise<T> {
   const failures: ProviderError[] = [];
   for (const key of keys) {
     call.onKey?.(key.label);

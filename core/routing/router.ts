@@ -6,7 +6,7 @@ import type { ProviderAdapter, UpstreamCall } from '../providers/provider-adapte
 import type { SecretStore } from '../secrets/secret-store.ts';
 import { countPrompt, mightNotFit } from './count-prompt.ts';
 import { roughTokens } from './estimate-tokens.ts';
-import { executeRoute } from './execute-route.ts';
+import { executeRoute, type ExecuteDeps } from './execute-route.ts';
 import type { Ineligibility } from './route-plan.ts';
 import type { HealthTracker } from './health-tracker.ts';
 import { planRoute, type PlanOptions, type PlanView } from './plan-route.ts';
@@ -39,6 +39,7 @@ const MAX_CACHED_SHAPES = 1000;
  */
 export class Router {
   private readonly deps: RouterDeps;
+  private executeDeps: ExecuteDeps | undefined;
   private readonly turns = new Map<string, number>();
   private readonly shapes = new Map<string, RouteShape>();
   readonly sticky: StickyMemory;
@@ -166,7 +167,9 @@ export class Router {
 
   /** Tries the candidates in order until one answers (execute-route.ts). */
   execute<T>(plan: RoutePlan, trace: RouteTrace, signal: CancelSignal, stream: boolean, attempt: (adapter: ProviderAdapter, call: UpstreamCall) => Promise<T>): Promise<T> {
-    return executeRoute({ ...this.deps, sticky: this.sticky, sleep: this.deps.sleep ?? sleep }, plan, trace, signal, stream, attempt);
+    // Built once: a spread of the deps per request was an object copied on the hot path.
+    this.executeDeps ??= { ...this.deps, sticky: this.sticky, sleep: this.deps.sleep ?? sleep };
+    return executeRoute(this.executeDeps, plan, trace, signal, stream, attempt);
   }
 
   /** The sticky memory's key a request would use (tests and the bench). */

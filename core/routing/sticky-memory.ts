@@ -20,6 +20,8 @@ export const STICKY_MAX_ENTRIES = 10_000;
 export class StickyMemory {
   private readonly entries = new Map<string, StickyEntry>();
   private readonly maxEntries: number;
+  /** The key set last (the Map's last key, while it is in the Map). */
+  private newest: string | null = null;
   idleMs: number;
 
   constructor(idleMs: number, maxEntries = STICKY_MAX_ENTRIES) {
@@ -45,9 +47,17 @@ export class StickyMemory {
   /** The endpoint answered the session: it stays there (or moves there, after a failure elsewhere). */
   remember(key: string, endpoint: string, now: number): void {
     const entry = this.entries.get(key);
-    this.entries.delete(key);
     const kept = entry && entry.endpoint === endpoint && now - entry.lastUsed <= this.idleMs;
-    this.entries.set(key, kept ? { endpoint, since: entry.since, lastUsed: now, turns: entry.turns + 1 } : { endpoint, since: now, lastUsed: now, turns: 1 });
+    const next = kept ? { endpoint, since: entry.since, lastUsed: now, turns: entry.turns + 1 } : { endpoint, since: now, lastUsed: now, turns: 1 };
+    // The most recently used key is already last: set in place. Deleting and re-inserting it left a
+    // deleted slot in the Map per request (a rehash every few hundred) on the hot path of one session.
+    if (key === this.newest && entry) {
+      this.entries.set(key, next);
+      return;
+    }
+    this.entries.delete(key);
+    this.entries.set(key, next);
+    this.newest = key;
     if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
   }
 

@@ -94,7 +94,7 @@ interface WriterThread {
   /** Number of the last batch sent. */
   sent: number;
   /** Batches sent and not yet committed, kept until the thread confirms them (see writeHere). */
-  unconfirmed: { seq: number; rows: RowValues[]; content: ContentEntry[] }[];
+  unconfirmed: { seq: number; rows: string; content: ContentEntry[] }[];
   exited: Promise<void>;
 }
 
@@ -126,7 +126,11 @@ export interface UsageStoreOptions {
  */
 export class UsageStore implements UsageSink {
   private readonly db: PatchbayDatabase;
-  private queue: UsageRecord[] = [];
+  /**
+   * Rows as the INSERT takes them, made when recorded: the request's record (its attempts, trace and
+   * strings) is then garbage at once instead of surviving young-generation collections in the queue.
+   */
+  private queue: RowValues[] = [];
   private contentQueue: ContentEntry[] = [];
   private timer: NodeJS.Timeout | null = null;
   private writer: UsageBatchWriter | null = null;
@@ -169,7 +173,7 @@ export class UsageStore implements UsageSink {
   }
 
   record(row: UsageRecord): void {
-    this.queue.push(row);
+    this.queue.push(toRowValues(row));
     if (this.events !== null && this.events.hub.listening) {
       this.events.hub.emit('request', recordToRequestRow(row, row.keyId === null ? null : this.events.keyName(row.keyId)));
     }
@@ -192,15 +196,17 @@ export class UsageStore implements UsageSink {
       this.timer = null;
     }
     if (this.queue.length === 0 && this.contentQueue.length === 0) return;
-    const rows = this.queue.map(toRowValues);
+    const rows = this.queue;
     const content = this.contentQueue;
     this.queue = [];
     this.contentQueue = [];
     if (this.thread) {
       const seq = ++this.thread.sent;
-      const message: WriterMessage = { type: 'batch', seq, rows: JSON.stringify(rows), content: content.length ? JSON.stringify(content) : null };
+      // Kept as the one string sent (not the rows' arrays) until the thread confirms the batch.
+      const text = JSON.stringify(rows);
+      const message: WriterMessage = { type: 'batch', seq, rows: text, content: content.length ? JSON.stringify(content) : null };
       confirm(this.thread);
-      this.thread.unconfirmed.push({ seq, rows, content });
+      this.thread.unconfirmed.push({ seq, rows: text, content });
       this.thread.worker.postMessage(message);
     } else {
       this.writer!.write(rows, content);
@@ -272,7 +278,7 @@ export class UsageStore implements UsageSink {
     confirm(thread, committed);
     this.log(`The usage writer thread stopped (${why}); usage rows are saved on the main thread from now on.`);
     this.writer = new UsageBatchWriter(this.db, this.log);
-    for (const batch of thread.unconfirmed) this.writer.write(batch.rows, batch.content);
+    for (const batch of thread.unconfirmed) this.writer.write(JSON.parse(batch.rows) as RowValues[], batch.content);
   }
 
   /** Commits what is queued and stops the writer thread. */

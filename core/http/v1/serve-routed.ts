@@ -221,7 +221,10 @@ function cutAfterFlush(res: ServerResponse, stallMs: number, gone: boolean): voi
 function withAdjustments(request: V1Request, call: UpstreamCall): UpstreamCall {
   const adjustments = new Adjustments();
   request.adjustments = adjustments;
-  return { ...call, adjustments };
+  // The call is this request's own (built per endpoint by executeRoute), and an attempt is over before
+  // the next starts: set on it, not on a copy of its ten fields per request.
+  call.adjustments = adjustments;
+  return call;
 }
 
 /** X-Patchbay-Dropped / X-Patchbay-Adjusted: what the answering attempt left out or changed, comma-separated. */
