@@ -3,7 +3,7 @@ import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { AttemptReport } from '../errors/provider-error.ts';
 import type { PatchbayDatabase } from './open-database.ts';
-import { UsageBatchWriter, toRowValues, usageWriters, type ContentEntry, type RowValues } from './usage-batch-writer.ts';
+import { UsageBatchWriter, rowsToJson, toRowValues, usageWriters, type ContentEntry, type RowValues } from './usage-batch-writer.ts';
 import type { WriterMessage, WriterThreadData } from './usage-writer-thread.ts';
 import type { EventHub } from '../events/event-hub.ts';
 import { recordToRequestRow } from './to-request-row.ts';
@@ -240,7 +240,7 @@ export class UsageStore implements UsageSink {
     this.contentQueue = [];
     if (this.thread) {
       const seq = ++this.thread.sent;
-      const message: WriterMessage = { type: 'batch', seq, rows: JSON.stringify(rows), content: content.length ? JSON.stringify(content) : null };
+      const message: WriterMessage = { type: 'batch', seq, rows: rowsToJson(rows), content: content.length ? JSON.stringify(content) : null };
       confirm(this.thread);
       this.thread.unconfirmed.push({ seq, rows, content });
       this.thread.worker.postMessage(message);

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { UsageBatchWriter, usageWriters, type ContentEntry, type RowValues } from './usage-batch-writer.ts';
+import { UsageBatchWriter, rowsFromJson, usageWriters, type ContentEntry, type RowsJson } from './usage-batch-writer.ts';
 
 export interface WriterThreadData {
   path: string;
@@ -15,8 +15,8 @@ export interface WriterThreadData {
   state: SharedArrayBuffer;
 }
 
-/** A batch from the main thread: rows and content as JSON (one string copies faster than a structured clone of objects). */
-export type WriterMessage = { type: 'batch'; seq: number; rows: string; content: string | null } | { type: 'flush' } | { type: 'close' };
+/** A batch from the main thread: rows (see rowsToJson) and content as JSON (strings copy faster than a structured clone of objects). */
+export type WriterMessage = { type: 'batch'; seq: number; rows: RowsJson; content: string | null } | { type: 'flush' } | { type: 'close' };
 
 const { path, token, state } = workerData as WriterThreadData;
 
@@ -59,7 +59,7 @@ const writer = new UsageBatchWriter(
 port.on('message', (message: WriterMessage) => {
   if (message.type === 'batch') {
     received = message.seq;
-    writer.write(JSON.parse(message.rows) as RowValues[], message.content ? (JSON.parse(message.content) as ContentEntry[]) : []);
+    writer.write(rowsFromJson(message.rows), message.content ? (JSON.parse(message.content) as ContentEntry[]) : []);
   } else if (message.type === 'flush') {
     writer.flush();
   } else {
