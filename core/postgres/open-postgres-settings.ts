@@ -30,7 +30,7 @@ export function openPostgresSettings(options: {
   sessions?: DashboardSessionOptions;
   log: (message: string) => void;
 }): PostgresSettings {
-  const listener = new PostgresListener(options.url, options.log, `patchbay settings ${options.replica}`);
+  const listener = new PostgresListener(options.url, options.log, { name: `patchbay settings ${options.replica}` });
   const config = new PostgresConfigStore(options.pool, listener, { path: options.configPath, fileRaw: options.fileRaw, log: options.log });
   const sessions = new PostgresDashboardSessions(options.pool, options.sessions);
   const events = new PostgresEventRelay(options.pool, listener, { replica: options.replica, hub: options.hub, log: options.log });

@@ -46,7 +46,7 @@ export async function openPostgresStores(options: { url: string; log: (message: 
     );
   }
   const replica = options.replica ?? `replica_${randomBytes(6).toString('hex')}`;
-  const keys = await PostgresKeyStore.open(pool, options.url, options.log);
+  const keys = await PostgresKeyStore.open(pool, options.url, options.log, { replica });
   const ledger = await PostgresBudgetLedger.open(pool, replica, options.log);
   const usage = new PostgresUsageSink(pool, { log: options.log, events: { hub: options.events, keyName: (id) => keys.nameOf(id) } });
   const queries = new PostgresUsageQueries(pool);

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
+import { PostgresListener } from './postgres-listener.ts';
 import type { KeyBackend } from '../keys/key-backend.ts';
 import { checkKey, hashSecret, newSecret, toRecord, type ApiKeyRecord, type CreatedKey, type KeyCheck, type KeyRow, type KeySettings } from '../keys/key-store.ts';
 
 /** The channel every replica listens on; the payload is the changed key's id. */
 export const KEYS_CHANNEL = 'patchbay_keys';
-const RECONNECT_MS = 500;
 /** Each write of a key takes the next number of a sequence: writes of one row are serialised by its lock, so a later write has a higher version. */
 const ROW_VERSION = 'version AS row_version';
 const NEXT_VERSION = "version = nextval('api_key_versions')";
@@ -20,81 +20,38 @@ type StoredKey = KeyRow & { secret_hash: string; row_version: number };
  * replica within the notification's delivery time after the commit, measured by
  * test/integration/postgres-replicas.test.ts. While the LISTEN connection is down (PostgreSQL
  * restarting), this replica keeps answering from its map, so /v1 keeps serving; it reconnects every
- * RECONNECT_MS and then reloads every key, so a change committed meanwhile through another replica
+ * 500 ms and then reloads every key, so a change committed meanwhile through another replica
  * applies here once the connection is back.
  */
 export class PostgresKeyStore implements KeyBackend {
   private readonly pool: pg.Pool;
-  private readonly connectionString: string;
-  private readonly log: (message: string) => void;
   private byHash = new Map<string, ApiKeyRecord>();
   private byId = new Map<string, ApiKeyRecord & { hash: string; version: number }>();
   private readonly hashes = new Map<string, string>();
-  private listener: pg.Client | null = null;
-  private closed = false;
+  private listener: PostgresListener | null = null;
   private readonly clock: () => number;
 
-  private constructor(pool: pg.Pool, connectionString: string, log: (message: string) => void, clock: () => number) {
+  private constructor(pool: pg.Pool, clock: () => number) {
     this.pool = pool;
-    this.connectionString = connectionString;
-    this.log = log;
     this.clock = clock;
   }
 
-  static async open(pool: pg.Pool, connectionString: string, log: (message: string) => void, clock: () => number = Date.now): Promise<PostgresKeyStore> {
-    const store = new PostgresKeyStore(pool, connectionString, log, clock);
-    await store.listen();
-    return store;
-  }
-
-  private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.connectionString });
-    client.on('notification', (message) => {
-      if (message.channel === KEYS_CHANNEL && message.payload) void this.reloadOne(message.payload).catch(() => undefined);
+  static async open(pool: pg.Pool, connectionString: string, log: (message: string) => void, options: { replica?: string; clock?: () => number } = {}): Promise<PostgresKeyStore> {
+    const store = new PostgresKeyStore(pool, options.clock ?? Date.now);
+    store.listener = new PostgresListener(connectionString, log, {
+      name: options.replica ? `patchbay keys ${options.replica}` : 'patchbay keys',
+      lost: (reason) => `Lost the key-change connection to PostgreSQL${reason}; answering from the keys known until it is back.`,
+      back: 'The key-change connection to PostgreSQL is back; keys reloaded.',
     });
-    const lost = (error?: Error) => {
-      if (this.listener !== client) return;
-      this.listener = null;
-      client.removeAllListeners('error');
-      client.on('error', () => undefined);
-      void client.end().catch(() => undefined);
-      if (this.closed) return;
-      if (!this.down) this.log(`Lost the key-change connection to PostgreSQL${error ? ` (${error.message})` : ''}; answering from the keys known until it is back.`);
-      this.down = true;
-      this.reconnect();
-    };
-    client.on('error', lost);
-    client.on('end', () => lost());
-    this.listener = client;
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${KEYS_CHANNEL}`);
+    store.listener.add(KEYS_CHANNEL, {
+      notify: (payload) => {
+        if (payload) void store.reloadOne(payload).catch(() => undefined);
+      },
       // Listening first, then loading: a change committed in between is both loaded and notified.
-      await this.reloadAll();
-    } catch (error) {
-      lost(error as Error);
-      throw error;
-    }
-  }
-
-  private reconnecting = false;
-  /** The LISTEN connection is lost (logged once per outage). */
-  private down = false;
-
-  /** Tries again every RECONNECT_MS until LISTEN and the reload succeed. */
-  private reconnect(): void {
-    if (this.reconnecting || this.closed) return;
-    this.reconnecting = true;
-    const retry = setTimeout(() => {
-      this.reconnecting = false;
-      void this.listen()
-        .then(() => {
-          this.down = false;
-          this.log('The key-change connection to PostgreSQL is back; keys reloaded.');
-        })
-        .catch(() => undefined);
-    }, RECONNECT_MS);
-    retry.unref();
+      connected: () => store.reloadAll(),
+    });
+    await store.listener.start();
+    return store;
   }
 
   private async reloadAll(): Promise<void> {
@@ -236,9 +193,6 @@ export class PostgresKeyStore implements KeyBackend {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    const client = this.listener;
-    this.listener = null;
-    await client?.end().catch(() => undefined);
+    await this.listener?.close();
   }
 }

@@ -12,26 +12,41 @@ export interface ChannelHandler {
   connected(): Promise<void>;
 }
 
+/** What a LISTEN connection says in the log when it is lost and when it is back (once per outage). */
+export interface ListenerWording {
+  /** The connection's application_name (pg_stat_activity shows whose it is). */
+  name: string;
+  /** Logged once when the connection is lost; `reason` is PostgreSQL's or the socket's message, if any. */
+  lost(reason: string): string;
+  back: string;
+}
+
+const SETTINGS_WORDING: ListenerWording = {
+  name: 'patchbay settings',
+  lost: (reason) => `Lost the settings connection to PostgreSQL${reason}; config, dashboard sign-ins and live events from other replicas wait until it is back.`,
+  back: 'The settings connection to PostgreSQL is back; config and sign-ins reloaded.',
+};
+
 /**
- * One LISTEN connection per replica for the config, the dashboard's sessions and the live events.
- * While it is down (PostgreSQL restarting) the replica answers from what it knows; it reconnects
- * every RECONNECT_MS and then runs each channel's `connected`.
+ * A LISTEN connection: one per replica for the config, the dashboard's sessions and the live
+ * events, and one for the keys (core/postgres/postgres-key-store.ts). While it is down (PostgreSQL
+ * restarting) the replica answers from what it knows; it reconnects every RECONNECT_MS and then
+ * runs each channel's `connected`.
  */
 export class PostgresListener {
   private readonly url: string;
   private readonly log: (message: string) => void;
-  private readonly name: string;
+  private readonly wording: ListenerWording;
   private readonly channels = new Map<string, ChannelHandler>();
   private client: pg.Client | null = null;
   private closed = false;
   private down = false;
   private reconnecting = false;
 
-  /** `name`: the connection's application_name (pg_stat_activity shows whose it is). */
-  constructor(url: string, log: (message: string) => void, name = 'patchbay settings') {
+  constructor(url: string, log: (message: string) => void, wording: Partial<ListenerWording> = {}) {
     this.url = url;
     this.log = log;
-    this.name = name;
+    this.wording = { ...SETTINGS_WORDING, ...wording };
   }
 
   /** Adds a channel; call before start(). */
@@ -40,7 +55,7 @@ export class PostgresListener {
   }
 
   async start(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url, application_name: this.name });
+    const client = new pg.Client({ connectionString: this.url, application_name: this.wording.name });
     client.on('notification', (message) => {
       const handler = this.channels.get(message.channel);
       if (handler && message.payload !== undefined) handler.notify(message.payload);
@@ -52,7 +67,7 @@ export class PostgresListener {
       client.on('error', () => undefined);
       void client.end().catch(() => undefined);
       if (this.closed) return;
-      if (!this.down) this.log(`Lost the settings connection to PostgreSQL${error ? ` (${error.message})` : ''}; config, dashboard sign-ins and live events from other replicas wait until it is back.`);
+      if (!this.down) this.log(this.wording.lost(error ? ` (${error.message})` : ''));
       this.down = true;
       this.reconnect();
     };
@@ -78,7 +93,7 @@ export class PostgresListener {
       void this.start()
         .then(() => {
           this.down = false;
-          this.log('The settings connection to PostgreSQL is back; config and sign-ins reloaded.');
+          this.log(this.wording.back);
         })
         .catch(() => undefined);
     }, RECONNECT_MS);

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PostgresBudgetLedger } from '../../core/postgres/postgres-budget-ledger.ts';
 import { OpenAiEmulator } from '../emulators/openai-emulator.ts';
 import { startPatchbay, type TestPatchbay } from '../helpers/start-patchbay.ts';
@@ -61,6 +61,27 @@ describe('replicas on one PostgreSQL agree on keys and caps', () => {
     await expect(ask(clientOn(replicas[0], secret))).rejects.toMatchObject({ status: 401 });
     await expect(ask(clientOn(replicas[2], secret))).rejects.toMatchObject({ status: 401, code: 'invalid_api_key' });
     console.log(`[replicas] key created -> usable on the others after ${created.map((ms) => ms.toFixed(1)).join(' / ')} ms; revoked -> refused after ${revoked.map((ms) => ms.toFixed(1)).join(' / ')} ms`);
+  }, 60_000);
+
+  it("a replica whose key-change connection was cut catches up on reconnecting: a key revoked meanwhile is refused there too", async () => {
+    const [a, b] = replicas;
+    const { secret, key } = await a.patchbay.management.createKey({ name: 'revoked while B was away' });
+    await untilChecked(b, secret, true);
+    const admin = new pg.Client({ connectionString: databaseUrl });
+    await admin.connect();
+    try {
+      // Only B's key listener: its application_name carries the replica's name.
+      const cut = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [`patchbay keys ${b.patchbay.stores.postgres!.replica}`]);
+      expect(cut.rowCount).toBe(1);
+    } finally {
+      await admin.end();
+    }
+    await a.patchbay.management.revokeKey(key.id);
+    const caughtUp = await untilChecked(b, secret, false);
+    await expect(ask(clientOn(b, secret))).rejects.toMatchObject({ status: 401, code: 'invalid_api_key' });
+    expect(b.logs.some((line) => line.includes('Lost the key-change connection to PostgreSQL'))).toBe(true);
+    await vi.waitFor(() => expect(b.logs.some((line) => line.includes('key-change connection to PostgreSQL is back; keys reloaded'))).toBe(true), { timeout: 60_000 });
+    console.log(`[replicas] key listener cut, key revoked on A -> refused on B after ${caughtUp.toFixed(1)} ms`);
   }, 60_000);
 
   it('300 concurrent requests on one capped key, spread over the 3 replicas, spend at most the cap', async () => {
