@@ -261,7 +261,9 @@ export interface FloorProcess extends Managed {
  */
 export async function startFloorProxy(upstreamPort: number, nodeArgs: string[] = []): Promise<FloorProcess> {
   const entry = join(BENCH_DIR, 'floor-proxy.mjs');
-  const child = spawn(process.execPath, [...nodeArgs, ...NODE_FLAGS, entry, `http://127.0.0.1:${upstreamPort}`], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: { ...process.env, ...NODE_ENV } });
+  // A flag given in nodeArgs replaces its default, as for Patchbay.
+  const flags = NODE_FLAGS.filter((flag) => !nodeArgs.some((arg) => arg.split('=')[0] === flag.split('=')[0]));
+  const child = spawn(process.execPath, [...nodeArgs, ...flags, entry, `http://127.0.0.1:${upstreamPort}`], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: { ...process.env, ...NODE_ENV } });
   const process_ = managed(child);
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the floor proxy did not start within 30 s:\n${process_.output()}`)), 30_000);

@@ -1,7 +1,10 @@
 // The usage writer's cost per committed row (not part of npm test): what the writer thread spends,
 // beside the request thread, to commit the rows the server hands it.
 //
-//   node bench/writer-cost.ts [--prefill 200000] [--rows 20000] [--batches 1,50,500]
+//   node bench/writer-cost.ts [--prefill 200000] [--rows 20000] [--batches 1,50,500] [--cache-kib N]
+//
+// --cache-kib: the connection's SQLite page cache (PRAGMA cache_size = -N) instead of the one the
+// writer thread sets, to weigh its memory against the CPU per row.
 //
 // A fresh database through the real migrations is first filled with `prefill` rows (so the
 // indexes have their working depth), then `rows` more are committed through UsageBatchWriter, the
@@ -19,9 +22,10 @@ import { openDatabase } from '../core/usage/open-database.ts';
 import { UsageBatchWriter, toRowValues, type RowValues } from '../core/usage/usage-batch-writer.ts';
 import type { UsageRecord } from '../core/usage/usage-store.ts';
 
-const { values } = parseArgs({ options: { prefill: { type: 'string', default: '200000' }, rows: { type: 'string', default: '20000' }, batches: { type: 'string', default: '1,50,500' } } });
+const { values } = parseArgs({ options: { prefill: { type: 'string', default: '200000' }, rows: { type: 'string', default: '20000' }, batches: { type: 'string', default: '1,50,500' }, 'cache-kib': { type: 'string' } } });
 const dataDir = mkdtempSync(join(tmpdir(), 'patchbay-writer-cost-'));
 const db = openDatabase(dataDir);
+if (values['cache-kib']) db.pragma(`cache_size = -${Number(values['cache-kib'])}`);
 const writer = new UsageBatchWriter(db, (message) => console.error(message));
 
 let ts = Date.now() - 86_400_000;

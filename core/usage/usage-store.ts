@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { AttemptReport } from '../errors/provider-error.ts';
 import type { PatchbayDatabase } from './open-database.ts';
-import { UsageBatchWriter, toRowValues, usageWriters, type ContentEntry, type RowValues } from './usage-batch-writer.ts';
+import { UsageBatchWriter, rowsFromJson, rowsToJson, toRowValues, usageWriters, type ContentEntry, type RowsJson, type RowValues } from './usage-batch-writer.ts';
 import type { WriterMessage, WriterThreadData } from './usage-writer-thread.ts';
 import type { EventHub } from '../events/event-hub.ts';
 import { recordToRequestRow } from './to-request-row.ts';
@@ -94,7 +95,7 @@ interface WriterThread {
   /** Number of the last batch sent. */
   sent: number;
   /** Batches sent and not yet committed, kept until the thread confirms them (see writeHere). */
-  unconfirmed: { seq: number; rows: string; content: ContentEntry[] }[];
+  unconfirmed: { seq: number; rows: RowsJson; content: ContentEntry[] }[];
   exited: Promise<void>;
 }
 
@@ -104,6 +105,45 @@ function confirm(thread: WriterThread, known = 0): void {
   let done = 0;
   while (done < thread.unconfirmed.length && thread.unconfirmed[done].seq <= committed) done++;
   if (done) thread.unconfirmed.splice(0, done);
+}
+
+/**
+ * The writer thread's young generation: 1 MB semi-spaces (a batch of 500 rows, parsed, is ~0.3 MB).
+ * `resourceLimits` alone cannot set it: V8's --max-semi-space-size, which the server runs with
+ * (bin/node-flags.js, 16 MB for the request thread), overrides every isolate's own limit, and the
+ * thread's young generation grew to 8 MB under steady traffic (bench/heap-probe.ts, 240 s at 16 in flight).
+ */
+const WRITER_SEMI_SPACE_MB = 1;
+
+/** The --max-semi-space-size this process was started with (0: V8's default). */
+function startSemiSpaceMb(): number {
+  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  const flag = flags.findLast((arg) => /^--max[-_]semi[-_]space[-_]size=\d+$/.test(arg));
+  return flag ? Number(flag.split('=')[1]) : 0;
+}
+
+/**
+ * Creates a Worker whose isolate has `mb` MB semi-spaces. V8 reads the flag when an isolate is
+ * created (on the worker's own thread, before 'online'), so it is set for that moment and put back
+ * after; the request thread's heap was configured at start and does not read it again.
+ */
+function withSemiSpace(mb: number, create: () => Worker): Worker {
+  try {
+    setFlagsFromString(`--max-semi-space-size=${mb}`);
+  } catch {
+    return create();
+  }
+  let worker: Worker;
+  try {
+    worker = create();
+  } catch (error) {
+    setFlagsFromString(`--max-semi-space-size=${startSemiSpaceMb()}`);
+    throw error;
+  }
+  const restore = () => setFlagsFromString(`--max-semi-space-size=${startSemiSpaceMb()}`);
+  worker.once('online', restore);
+  worker.once('exit', restore);
+  return worker;
 }
 
 export interface UsageStoreOptions {
@@ -152,11 +192,13 @@ export class UsageStore implements UsageSink {
       const state = new SharedArrayBuffer(8);
       // The same kind of file as this one: TypeScript sources, or core/ compiled to JavaScript.
       const script = new URL(import.meta.url.endsWith('.ts') ? './usage-writer-thread.ts' : './usage-writer-thread.js', import.meta.url);
-      const worker = new Worker(script, {
-        workerData: { path: db.name, token: this.writerToken, state } satisfies WriterThreadData,
-        // A small heap: the thread holds one batch at a time (more only while the disk refuses writes).
-        resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
-      });
+      const worker = withSemiSpace(WRITER_SEMI_SPACE_MB, () =>
+        new Worker(script, {
+          workerData: { path: db.name, token: this.writerToken, state } satisfies WriterThreadData,
+          // A small heap: the thread holds one batch at a time (more only while the disk refuses writes).
+          resourceLimits: { maxYoungGenerationSizeMb: 2 * WRITER_SEMI_SPACE_MB, maxOldGenerationSizeMb: 64 },
+        }),
+      );
       worker.on('message', (message: { type: 'log'; message: string }) => log(message.message));
       worker.on('error', (error) => this.writeHere(`it failed: ${error.message}`));
       worker.unref();
@@ -202,8 +244,8 @@ export class UsageStore implements UsageSink {
     this.contentQueue = [];
     if (this.thread) {
       const seq = ++this.thread.sent;
-      // Kept as the one string sent (not the rows' arrays) until the thread confirms the batch.
-      const text = JSON.stringify(rows);
+      // Kept as the strings sent (not the rows' arrays) until the thread confirms the batch.
+      const text = rowsToJson(rows);
       const message: WriterMessage = { type: 'batch', seq, rows: text, content: content.length ? JSON.stringify(content) : null };
       confirm(this.thread);
       this.thread.unconfirmed.push({ seq, rows: text, content });
@@ -278,7 +320,7 @@ export class UsageStore implements UsageSink {
     confirm(thread, committed);
     this.log(`The usage writer thread stopped (${why}); usage rows are saved on the main thread from now on.`);
     this.writer = new UsageBatchWriter(this.db, this.log);
-    for (const batch of thread.unconfirmed) this.writer.write(JSON.parse(batch.rows) as RowValues[], batch.content);
+    for (const batch of thread.unconfirmed) this.writer.write(rowsFromJson(batch.rows), batch.content);
   }
 
   /** Commits what is queued and stops the writer thread. */

@@ -1,0 +1,200 @@
+// What holds the floor's and Patchbay's memory after the bench's warm-up, and (with --soak S) what
+// grew in Patchbay after S seconds more of chat at 16 in flight. Not part of `npm run bench`.
+//
+//   node bench/heap-probe.ts [--soak 300] [--snapshot] [--only patchbay]
+//   BENCH_PATCHBAY_BIN=<checkout>/bin/patchbay.js PATCHBAY_DIST=<checkout>/dist node bench/heap-probe.ts   # another build
+//   PROBE_ARGS="--max-semi-space-size=8" node bench/heap-probe.ts                                        # other V8 flags (both)
+//
+// Both processes get the warm-up of `npm run bench` (chat at 1 and 16, streams, embeddings, 256 in
+// flight against a 50 ms upstream, chat at 64 up to 10,000 requests), then a second's rest. Then,
+// per process: RSS and its peak (/proc/PID/status), anonymous and file-backed (smaps_rollup), a
+// diagnostic report (--report-on-signal: each isolate's heap by space, committed; the usage writer
+// thread's isolate is the report's worker), the rest of the anonymous memory (malloc: SQLite,
+// Node's and V8's C++ side, thread stacks), and, with --snapshot, a heap snapshot of the main
+// isolate summarised by kind of object (bench/results/heap-probe/*.heapsnapshot, open in DevTools).
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { BENCH_DIR, memoryMb, sleep, startFloorProxy, startLoadGen, startPatchbay, startUpstream, type Managed } from './procs.ts';
+import type { JobKind } from './loadgen.ts';
+import { chatBody, embeddingBody } from './wire.ts';
+
+const args = process.argv.slice(2);
+const option = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+const soakSeconds = Number(option('--soak') ?? 0);
+const snapshot = args.includes('--snapshot');
+const only = option('--only');
+const extra = (process.env.PROBE_ARGS ?? '').split(' ').filter(Boolean);
+const outDir = join(BENCH_DIR, 'results', 'heap-probe');
+rmSync(outDir, { recursive: true, force: true });
+mkdirSync(outDir, { recursive: true });
+const MB = 1024 * 1024;
+const diag = (name: string) => (mkdirSync(join(outDir, name), { recursive: true }), [`--report-on-signal`, `--report-signal=SIGUSR2`, `--report-directory=${join(outDir, name)}`, `--heapsnapshot-signal=SIGTTIN`, `--diagnostic-dir=${join(outDir, name)}`]);
+
+interface Target {
+  name: string;
+  proc: Managed;
+  url: string;
+  headers: Record<string, string>;
+  served: number;
+}
+
+const upstream = await startUpstream();
+const loadgen = startLoadGen();
+const targets: Target[] = [];
+const origin = `http://127.0.0.1:${upstream.port}`;
+const upstreamConfig = (settings: object) => fetch(`${origin}/__bench/config`, { method: 'POST', body: JSON.stringify(settings) });
+
+function kb(text: string, name: string): number {
+  return Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? 0) / 1024;
+}
+
+async function newestFile(dir: string, ext: string, after: number): Promise<string> {
+  for (let i = 0; i < 600; i++) {
+    if (existsSync(dir)) {
+      const files = readdirSync(dir).filter((f) => f.endsWith(ext)).map((f) => join(dir, f)).filter((f) => statSync(f).mtimeMs >= after);
+      // A snapshot is written in pieces: wait until its size stops changing.
+      if (files.length) {
+        const file = files.sort().at(-1)!;
+        const size = statSync(file).size;
+        await sleep(500);
+        if (statSync(file).size === size && size > 0) return file;
+      }
+    }
+    await sleep(100);
+  }
+  throw new Error(`no ${ext} in ${dir}`);
+}
+
+type Heap = { totalCommittedMemory?: number; totalMemory: number; usedMemory: number; mallocedMemory?: number; externalMemory?: number; heapSpaces?: Record<string, { memorySize: number; committedMemory: number; used: number }> };
+
+function spaces(heap: Heap): string {
+  const s = heap.heapSpaces ?? {};
+  const pick = (n: string) => ((s[n]?.committedMemory ?? s[n]?.memorySize ?? 0) / MB).toFixed(1);
+  const used = (n: string) => ((s[n]?.used ?? 0) / MB).toFixed(1);
+  return `new ${pick('new_space')} (used ${used('new_space')}), old ${pick('old_space')} (used ${used('old_space')}), code ${pick('code_space')}, large ${pick('large_object_space')}, trusted ${pick('trusted_space')}, read-only ${pick('read_only_space')}`;
+}
+
+/** Self size of the snapshot's nodes by type, and the largest "object" kinds by constructor. */
+function summariseSnapshot(file: string): string {
+  const snap = JSON.parse(readFileSync(file, 'utf8')) as { snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }; nodes: number[]; strings: string[] };
+  const fields = snap.snapshot.meta.node_fields;
+  const types = snap.snapshot.meta.node_types[0];
+  const width = fields.length;
+  const [iType, iName, iSize] = ['type', 'name', 'self_size'].map((f) => fields.indexOf(f));
+  const byType = new Map<string, number>();
+  const byName = new Map<string, number>();
+  let total = 0;
+  for (let i = 0; i < snap.nodes.length; i += width) {
+    const type = types[snap.nodes[i + iType]];
+    const size = snap.nodes[i + iSize];
+    total += size;
+    byType.set(type, (byType.get(type) ?? 0) + size);
+    const name = type === 'object' || type === 'native' || type === 'hidden' || type === 'code' || type === 'array' ? `${type}:${snap.strings[snap.nodes[i + iName]].slice(0, 60)}` : type;
+    byName.set(name, (byName.get(name) ?? 0) + size);
+  }
+  const top = (map: Map<string, number>, n: number) =>
+    [...map].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `    ${(v / MB).toFixed(2).padStart(6)} MB  ${k}`).join('\n');
+  return `  heap snapshot: ${(total / MB).toFixed(1)} MB live\n  by type:\n${top(byType, 12)}\n  largest kinds:\n${top(byName, 25)}`;
+}
+
+/** The anonymous mappings holding most RSS: glibc arenas are 64 MB reservations, thread stacks 8 MB, [heap] the main arena. */
+function largestMappings(pid: number): string {
+  const maps: { name: string; size: number; rss: number }[] = [];
+  let current: { name: string; size: number; rss: number } | null = null;
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ (\d+)\s*(.*)$/.exec(line);
+    if (head) {
+      current = { name: head[4] || (head[3] === '0' ? 'anon' : '?'), size: (parseInt(head[2], 16) - parseInt(head[1], 16)) / MB, rss: 0 };
+      maps.push(current);
+    } else if (current && line.startsWith('Anonymous:')) current.rss = Number(/(\d+)/.exec(line)![1]) / 1024;
+  }
+  return maps
+    .filter((m) => m.rss > 0.5)
+    .sort((a, b) => b.rss - a.rss)
+    .slice(0, 14)
+    .map((m) => `${m.rss.toFixed(1)}/${m.size.toFixed(1)}${m.name === 'anon' ? '' : ` ${m.name.split('/').pop()}`}`)
+    .join(', ');
+}
+
+async function measure(target: Target, label: string): Promise<void> {
+  const pid = target.proc.pid;
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  const threads = readdirSync(`/proc/${pid}/task`).map((t) => readFileSync(`/proc/${pid}/task/${t}/comm`, 'utf8').trim());
+  const started = Date.now();
+  process.kill(pid, 'SIGUSR2');
+  const report = JSON.parse(readFileSync(await newestFile(join(outDir, target.name), '.json', started - 1000), 'utf8')) as { javascriptHeap: Heap; workers: { javascriptHeap: Heap }[] };
+  const main = report.javascriptHeap;
+  const workers = report.workers.map((w) => w.javascriptHeap);
+  const committed = (h: Heap) => (h.totalCommittedMemory ?? h.totalMemory) / MB;
+  const anon = kb(rollup, 'Anonymous');
+  const v8 = committed(main) + workers.reduce((sum, w) => sum + committed(w), 0);
+  const lines = [
+    `${target.name} ${label}: RSS ${kb(status, 'VmRSS').toFixed(1)} MB (peak ${kb(status, 'VmHWM').toFixed(1)}), anonymous ${anon.toFixed(1)}, file-backed ${(kb(rollup, 'Rss') - anon).toFixed(1)}; ${threads.length} threads (${[...new Set(threads)].join(', ')})`,
+    `  main isolate: committed ${committed(main).toFixed(1)} MB, used ${(main.usedMemory / MB).toFixed(1)}, malloced ${((main.mallocedMemory ?? 0) / MB).toFixed(1)}, external ${((main.externalMemory ?? 0) / MB).toFixed(1)}: ${spaces(main)}`,
+    ...workers.map((w, i) => `  worker ${i} isolate: committed ${committed(w).toFixed(1)} MB, used ${(w.usedMemory / MB).toFixed(1)}, malloced ${((w.mallocedMemory ?? 0) / MB).toFixed(1)}, external ${((w.externalMemory ?? 0) / MB).toFixed(1)}: ${spaces(w)}`),
+    `  anonymous outside the V8 heaps (malloc: SQLite, Node's and V8's C++ side, thread stacks): ${(anon - v8).toFixed(1)} MB`,
+  ];
+  lines.push(`  largest anonymous mappings (RSS / size MB): ${largestMappings(pid)}`);
+  if (snapshot) {
+    const at = Date.now();
+    process.kill(pid, 'SIGTTIN');
+    lines.push(summariseSnapshot(await newestFile(join(outDir, target.name), '.heapsnapshot', at - 1000)));
+  }
+  console.log(lines.join('\n'));
+}
+
+async function run(target: Target, kind: JobKind, concurrency: number, maxRequests: number, durationMs = 60_000): Promise<void> {
+  const result = await loadgen.run({
+    kind,
+    origin: target.url,
+    path: kind === 'embeddings' ? '/v1/embeddings' : '/v1/chat/completions',
+    headers: target.headers,
+    body: kind === 'embeddings' ? embeddingBody('text-embedding-3-small') : chatBody('llama-3.3-70b', kind === 'stream'),
+    concurrency,
+    durationMs,
+    maxRequests,
+    ...(kind === 'stream' ? { streamChunks: 20 } : {}),
+  });
+  if (result.errors) throw new Error(`${target.name}: ${result.errors} wrong answers: ${result.errorSamples.join(' | ')}`);
+  target.served += result.count;
+}
+
+try {
+  if (only !== 'patchbay') {
+    const floor = await startFloorProxy(upstream.port, [...extra, ...diag('floor')]);
+    targets.push({ name: 'floor', proc: floor, url: floor.url, headers: { authorization: 'Bearer sk-bench-floor' }, served: 0 });
+  }
+  if (only !== 'floor') {
+    const patchbay = await startPatchbay(upstream.port, [...extra, ...diag('patchbay')]);
+    targets.push({ name: 'patchbay', proc: patchbay, url: patchbay.url, headers: { authorization: `Bearer ${patchbay.key}` }, served: 0 });
+  }
+  for (const t of targets) {
+    await run(t, 'chat', 1, 2000);
+    await run(t, 'chat', 16, 1000);
+    await run(t, 'stream', 1, 12);
+    await run(t, 'embeddings', 16, 500);
+  }
+  await upstreamConfig({ chatDelayMs: 50 });
+  for (const t of targets) await run(t, 'chat', 256, 100_000, 2500);
+  await upstreamConfig({ chatDelayMs: 0 });
+  for (const t of targets) while (t.served < 10_000) await run(t, 'chat', 64, 10_000 - t.served);
+  await sleep(1000);
+  for (const t of targets) await measure(t, `after warm-up (${t.served} requests)`);
+  if (soakSeconds > 0) {
+    const t = targets.find((x) => x.name === 'patchbay') ?? targets[0];
+    const until = Date.now() + soakSeconds * 1000;
+    while (Date.now() < until) {
+      await run(t, 'chat', 16, 1e9, Math.min(10_000, until - Date.now()));
+      process.stderr.write(`[heap-probe] ${t.name}: ${t.served} requests, RSS ${memoryMb(t.proc.pid).rss.toFixed(1)} MB\n`);
+    }
+    await sleep(1000);
+    await measure(t, `after ${soakSeconds} s more of chat at 16 in flight (${t.served} requests)`);
+  }
+  if (args.includes('--hold')) {
+    process.stderr.write(`[heap-probe] holding ${targets.map((t) => `${t.name} pid ${t.proc.pid}`).join(', ')} for ${option('--hold')} s\n`);
+    await sleep(Number(option('--hold')) * 1000);
+  }
+} finally {
+  await Promise.all([...targets.map((t) => t.proc.stop(30_000)), loadgen.stop(), upstream.stop()]);
+}
