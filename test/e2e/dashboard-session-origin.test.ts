@@ -48,7 +48,13 @@ function startOtherLocalServer(patchbayUrl: string): Promise<{ url: string; rece
       resolve({
         url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
         received,
-        close: () => new Promise((done) => server.close(() => done())),
+        // A keep-alive connection the browser still holds would keep close() waiting forever (it
+        // hung CI's teardown for the 600 s hook timeout once): end every connection first.
+        close: () =>
+          new Promise((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
       }),
     ),
   );
