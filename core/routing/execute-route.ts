@@ -23,8 +23,20 @@ export interface ExecuteDeps {
  * Tries the plan's candidates in order until one answers: records every attempt in the trace and
  * in health, and the answering endpoint in the session's sticky memory. `attempt` pulls a stream's
  * first chunk, so a failure before it falls back; once this returns, the gate is passed.
+ *
+ * `onAnswer` is called with the answer as soon as the attempt succeeded (its row on the trace, the
+ * gate passed), before health and sticky memory are told: a stream writes its head and first chunk
+ * there, so that bookkeeping and a promise turn are not on the way to the first byte.
  */
-export async function executeRoute<T>(deps: ExecuteDeps, plan: RoutePlan, trace: RouteTrace, signal: CancelSignal, stream: boolean, attempt: (adapter: ProviderAdapter, call: UpstreamCall) => Promise<T>): Promise<T> {
+export async function executeRoute<T>(
+  deps: ExecuteDeps,
+  plan: RoutePlan,
+  trace: RouteTrace,
+  signal: CancelSignal,
+  stream: boolean,
+  attempt: (adapter: ProviderAdapter, call: UpstreamCall) => Promise<T>,
+  onAnswer?: (answer: T) => void,
+): Promise<T> {
   const { config, secrets, adapters, health, sticky } = deps;
   trace.strategy = plan.strategy;
   trace.reason = plan.reason;
@@ -54,14 +66,9 @@ export async function executeRoute<T>(deps: ExecuteDeps, plan: RoutePlan, trace:
     };
     for (let waited = false; ; waited = true) {
       const started = performance.now();
+      let value: T;
       try {
-        const value = await attempt(adapters[provider.protocol]!, call);
-        const latency = round(performance.now() - started);
-        trace.attempts.push({ provider: provider.name, model: endpoint.model, status: 200, error_type: null, message: null, latency_ms: latency });
-        health.record(endpoint.id, { at: Date.now(), ok: true, latencyMs: latency, stream });
-        if (stickyKey) sticky.remember(stickyKey, endpoint.id, Date.now());
-        trace.gate.pass();
-        return value;
+        value = await attempt(adapters[provider.protocol]!, call);
       } catch (error) {
         if (!(error instanceof ProviderError)) {
           health.releaseProbe(endpoint.id);
@@ -97,6 +104,17 @@ export async function executeRoute<T>(deps: ExecuteDeps, plan: RoutePlan, trace:
         health.record(endpoint.id, { at: Date.now(), ok: false, latencyMs: latency, stream }, decision.health === 'failure');
         break;
       }
+      const latency = round(performance.now() - started);
+      trace.attempts.push({ provider: provider.name, model: endpoint.model, status: 200, error_type: null, message: null, latency_ms: latency });
+      trace.gate.pass();
+      try {
+        onAnswer?.(value);
+      } finally {
+        // The answer is the endpoint's success whatever the caller's writing of it did.
+        health.record(endpoint.id, { at: Date.now(), ok: true, latencyMs: latency, stream });
+        if (stickyKey) sticky.remember(stickyKey, endpoint.id, Date.now());
+      }
+      return value;
     }
   }
   if (trace.attempts.length > 0 && trace.attempts.every((a) => a.status === 429) && lastError) {

@@ -166,10 +166,10 @@ export class Router {
   }
 
   /** Tries the candidates in order until one answers (execute-route.ts). */
-  execute<T>(plan: RoutePlan, trace: RouteTrace, signal: CancelSignal, stream: boolean, attempt: (adapter: ProviderAdapter, call: UpstreamCall) => Promise<T>): Promise<T> {
+  execute<T>(plan: RoutePlan, trace: RouteTrace, signal: CancelSignal, stream: boolean, attempt: (adapter: ProviderAdapter, call: UpstreamCall) => Promise<T>, onAnswer?: (answer: T) => void): Promise<T> {
     // Built once: a spread of the deps per request was an object copied on the hot path.
     this.executeDeps ??= { ...this.deps, sticky: this.sticky, sleep: this.deps.sleep ?? sleep };
-    return executeRoute(this.executeDeps, plan, trace, signal, stream, attempt);
+    return executeRoute(this.executeDeps, plan, trace, signal, stream, attempt, onAnswer);
   }
 
   /** The sticky memory's key a request would use (tests and the bench). */

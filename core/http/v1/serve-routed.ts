@@ -116,36 +116,60 @@ function parseStickyHeader(value: string | string[] | undefined): boolean {
 
 async function serveStream(res: ServerResponse, ctx: V1Context, request: V1Request, operation: RoutedOperation, plan: RoutePlan, signal: RequestCancel) {
   const { router } = ctx;
-  // The first chunk is pulled inside the attempt: until it arrives, a failure can still fall back.
-  const { reply, first } = await router.execute(plan, request.trace, signal, true, async (adapter, call) => {
-    const opened = await operation.openStream!(adapter, withAdjustments(request, call), operation.includeUsage);
-    return { reply: opened, first: await opened.chunks.next() };
-  });
-  request.trace.firstByteMs = elapsedMs(request);
-  addAdjustmentHeaders(request.headers, request.adjustments);
-  res.writeHead(200, {
-    ...request.headers,
-    ...SSE_HEADERS,
-    'x-patchbay-provider': request.trace.endpoint!.provider,
-    'x-patchbay-strategy': plan.strategy,
-    'x-patchbay-route-reason': headerValue(describeRoute(request.trace) ?? plan.reason),
-    // On a stream this is the time to the upstream's first chunk, not the whole answer.
-    'x-patchbay-latency-ms': String(request.trace.firstByteMs),
-  });
   const content = request.content;
   const codec = operation.codec ?? openAiCodec;
-  const silence = codec.keepAlive ? keepAliveTimer(res, codec.keepAlive) : undefined;
+  let silence: NodeJS.Timeout | undefined;
   // False when the client is not taking what is written (backpressure): see waitForClient.
   const write = (chunk: string): boolean => {
     if (content) content.response += `${chunk}\n`;
     silence?.refresh();
     return res.write(codec.frame(chunk));
   };
+  /** Whether the client took the first chunk at once (false: wait for it), and what writing it threw. */
+  let firstTaken = true;
+  let firstFailed = false;
+  let firstFailure: unknown;
+  // The first chunk is pulled inside the attempt: until it arrives, a failure can still fall back.
+  // The head and the first chunk are written as soon as the attempt succeeded (onAnswer), before the
+  // route's health and sticky bookkeeping: nothing but the write between the chunk and the client.
+  const { reply } = await router.execute(
+    plan,
+    request.trace,
+    signal,
+    true,
+    async (adapter, call) => {
+      const opened = await operation.openStream!(adapter, withAdjustments(request, call), operation.includeUsage);
+      return { reply: opened, first: await opened.chunks.next() };
+    },
+    ({ first }) => {
+      request.trace.firstByteMs = elapsedMs(request);
+      addAdjustmentHeaders(request.headers, request.adjustments);
+      res.writeHead(200, {
+        ...request.headers,
+        ...SSE_HEADERS,
+        'x-patchbay-provider': request.trace.endpoint!.provider,
+        'x-patchbay-strategy': plan.strategy,
+        'x-patchbay-route-reason': headerValue(describeRoute(request.trace) ?? plan.reason),
+        // On a stream this is the time to the upstream's first chunk, not the whole answer.
+        'x-patchbay-latency-ms': String(request.trace.firstByteMs),
+      });
+      silence = codec.keepAlive ? keepAliveTimer(res, codec.keepAlive) : undefined;
+      if (first.done) return;
+      try {
+        firstTaken = write(first.value);
+      } catch (error) {
+        // Handled below with the failures of the chunks after it (an error event, the usage row).
+        firstFailed = true;
+        firstFailure = error;
+      }
+    },
+  );
   let stalled = false;
   try {
     // The next chunk is pulled from upstream only once the client took the previous ones: while it
     // does not, the upstream body fills its small queue and pauses the upstream socket.
-    if (!first.done && !write(first.value) && (stalled = await waitForClient(res, ctx.clientStallTimeoutMs, signal))) throw signal.reason;
+    if (firstFailed) throw firstFailure;
+    if (!firstTaken && (stalled = await waitForClient(res, ctx.clientStallTimeoutMs, signal))) throw signal.reason;
     for (let next = await reply.chunks.next(); !next.done; next = await reply.chunks.next()) {
       if (!write(next.value) && (stalled = await waitForClient(res, ctx.clientStallTimeoutMs, signal))) throw signal.reason;
     }
