@@ -255,6 +255,56 @@ describe('routing: strategies, fallback, circuit breakers', () => {
       expect(lastRow()).toMatchObject({ status: 502, provider: 'groq', stream: 1 });
     });
 
+    it("a stream's first chunk counts for its endpoint's health and its session's sticky endpoint, and a failure after it undoes both", async () => {
+      // A stream's head and first chunk are written before this bookkeeping (execute-route.ts onAnswer):
+      // what the client is told (the route reason) and what routing remembers must be the same as before.
+      await start({ routing: { strategy: 'cost' } });
+      const session = { 'x-patchbay-session': 'stream-bookkeeping' };
+      const stream = async (content: string) => {
+        const { data, response } = await pb!.client.chat.completions.create({ model: ALIAS, messages: [{ role: 'user', content }], stream: true }, { headers: session }).withResponse();
+        let text = '';
+        const error = await (async () => {
+          for await (const chunk of data) text += chunk.choices[0]?.delta.content ?? '';
+        })().then(
+          () => null,
+          (e: unknown) => e,
+        );
+        return { provider: response.headers.get('x-patchbay-provider'), reason: response.headers.get('x-patchbay-route-reason') ?? '', text, error };
+      };
+      const health = async (id: string) => {
+        const response = await fetch(`${pb!.patchbay.url}/api/status`, { headers: { authorization: `Bearer ${pb!.patchbay.adminToken}` } });
+        return ((await response.json()) as { endpoints: Record<string, { samples: number; successes: number }> }).endpoints[id];
+      };
+      const togetherId = `together/${TOGETHER_MODEL}`;
+
+      // groq (the cheaper) fails before its first byte: together serves, and the head already says so.
+      groq.inject({ path: '/chat/completions', status: 500 });
+      const first = await stream('a b c');
+      expect(first).toMatchObject({ provider: 'together', text: 'You said: a b c', error: null });
+      expect(first.reason).toContain(`groq/${GROQ_MODEL} failed (500`);
+      expect(first.reason).toContain(`fallback ${togetherId} served it`);
+      expect(lastRow()).toMatchObject({ status: 200, provider: 'together', stream: 1, fallback: 1 });
+
+      // The session stays on together, which answered it, though groq answers again and costs less.
+      const second = await stream('d e f');
+      expect(second).toMatchObject({ provider: 'together', text: 'You said: d e f', error: null });
+      expect(second.reason).toContain(`sticky: ${togetherId} answered this session 1 time(s) in a row`);
+      expect(await health(togetherId)).toMatchObject({ samples: 2, successes: 2 });
+
+      // together fails after its first chunk: the client has an error inside its stream, the row says
+      // so, together's health counts the failure and the session is free to go where cost sends it.
+      together.inject({ path: '/chat/completions', midStream: { afterEvents: 2, kind: 'drop' } });
+      const third = await stream('g h i j k l');
+      expect(third.provider).toBe('together');
+      expect(third.text.length).toBeGreaterThan(0);
+      expect(third.error).toBeInstanceOf(Error);
+      expect(lastRow()).toMatchObject({ status: 502, provider: 'together', stream: 1 });
+      expect(await health(togetherId)).toMatchObject({ samples: 4, successes: 3 });
+      const fourth = await stream('m n o');
+      expect(fourth).toMatchObject({ provider: 'groq', text: 'You said: m n o', error: null });
+      expect(fourth.reason).not.toContain('sticky:');
+    });
+
     it('drops endpoints whose context window cannot hold the prompt, with a 400 when none can', async () => {
       await start({ routing: { strategy: 'cost' }, providers: { groq: { models: [{ id: GROQ_MODEL, contextWindow: 40 }] } } });
       const long = 'word '.repeat(60);
