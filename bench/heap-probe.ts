@@ -4,6 +4,7 @@
 //   node bench/heap-probe.ts [--soak 300] [--snapshot] [--only patchbay]
 //   BENCH_PATCHBAY_BIN=<checkout>/bin/patchbay.js PATCHBAY_DIST=<checkout>/dist node bench/heap-probe.ts   # another build
 //   PROBE_ARGS="--max-semi-space-size=8" node bench/heap-probe.ts                                        # other V8 flags (both)
+//   node bench/heap-probe.ts --only patchbay --warm soak --soak 240 --every 10 --gc-log                  # what grows in a soak, over time
 //
 // Both processes get the warm-up of `npm run bench` (chat at 1 and 16, streams, embeddings, 256 in
 // flight against a 50 ms upstream, chat at 64 up to 10,000 requests), then a second's rest. Then,
@@ -12,7 +13,7 @@
 // thread's isolate is the report's worker), the rest of the anonymous memory (malloc: SQLite,
 // Node's and V8's C++ side, thread stacks), and, with --snapshot, a heap snapshot of the main
 // isolate summarised by kind of object (bench/results/heap-probe/*.heapsnapshot, open in DevTools).
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { BENCH_DIR, memoryMb, sleep, startFloorProxy, startLoadGen, startPatchbay, startUpstream, type Managed } from './procs.ts';
 import type { JobKind } from './loadgen.ts';
@@ -23,6 +24,13 @@ const option = (name: string) => (args.includes(name) ? args[args.indexOf(name) 
 const soakSeconds = Number(option('--soak') ?? 0);
 const snapshot = args.includes('--snapshot');
 const only = option('--only');
+// --warm soak: the soak's warm-up (10,000 chat requests at 16 in flight) instead of the bench's.
+const warmSoak = option('--warm') === 'soak';
+// --every S: during --soak, a line every S s: RSS split by mapping kind and each isolate's committed spaces.
+const everySeconds = Number(option('--every') ?? 0);
+// --gc-log: Patchbay runs with --trace-gc-nvp; its lines go to bench/results/heap-probe/patchbay/gc.log
+// and a summary per slice and isolate (scavenges, mark-compacts, new space capacity, promoted) is printed.
+const gcLog = args.includes('--gc-log');
 const extra = (process.env.PROBE_ARGS ?? '').split(' ').filter(Boolean);
 const outDir = join(BENCH_DIR, 'results', 'heap-probe');
 rmSync(outDir, { recursive: true, force: true });
@@ -41,6 +49,7 @@ interface Target {
 const upstream = await startUpstream();
 const loadgen = startLoadGen();
 const targets: Target[] = [];
+let spawnedAt = 0;
 const origin = `http://127.0.0.1:${upstream.port}`;
 const upstreamConfig = (settings: object) => fetch(`${origin}/__bench/config`, { method: 'POST', body: JSON.stringify(settings) });
 
@@ -116,6 +125,78 @@ function largestMappings(pid: number): string {
     .join(', ');
 }
 
+/**
+ * RSS by kind of mapping: glibc's main arena ([heap]), its other arenas (anonymous read-write
+ * mappings starting on a 64 MB boundary: glibc aligns each arena's heap to its 64 MB reservation),
+ * the rest of the anonymous memory (V8's heap pages, thread stacks, other mmaps) and file-backed.
+ */
+function mappingKinds(pid: number): { heap: number; arenas: number; otherAnon: number; file: number } {
+  const out = { heap: 0, arenas: 0, otherAnon: 0, file: 0 };
+  let kind: keyof typeof out = 'otherAnon';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^([0-9a-f]+)-[0-9a-f]+ (\S+) \S+ \S+ \d+\s*(.*)$/.exec(line);
+    if (head) {
+      const name = head[3];
+      if (name === '[heap]') kind = 'heap';
+      else if (name.startsWith('/')) kind = 'file';
+      else if (!name && head[2].startsWith('rw') && BigInt(`0x${head[1]}`) % (64n * 1024n * 1024n) === 0n) kind = 'arenas';
+      else kind = 'otherAnon';
+    } else if (line.startsWith('Rss:')) out[kind] += Number(/(\d+)/.exec(line)![1]) / 1024;
+  }
+  return out;
+}
+
+async function heapReport(target: Target): Promise<{ javascriptHeap: Heap; workers: { javascriptHeap: Heap }[] }> {
+  const dir = join(outDir, target.name);
+  for (const f of readdirSync(dir)) if (f.endsWith('.json')) rmSync(join(dir, f));
+  const started = Date.now();
+  process.kill(target.proc.pid, 'SIGUSR2');
+  const file = await newestFile(join(outDir, target.name), '.json', started - 1000);
+  const report = JSON.parse(readFileSync(file, 'utf8'));
+  rmSync(file);
+  return report;
+}
+
+/** One line per sample: RSS by mapping kind, each isolate's committed new / old / code / large spaces (MB). */
+async function sampleLine(target: Target, seconds: number): Promise<string> {
+  const m = mappingKinds(target.proc.pid);
+  const report = await heapReport(target);
+  const c = (h: Heap, n: string) => ((h.heapSpaces?.[n]?.committedMemory ?? 0) / MB).toFixed(1);
+  const u = (h: Heap, n: string) => ((h.heapSpaces?.[n]?.used ?? 0) / MB).toFixed(1);
+  const iso = (h: Heap) => `new ${c(h, 'new_space')} old ${c(h, 'old_space')} (used ${u(h, 'old_space')}) code ${c(h, 'code_space')} large ${c(h, 'large_object_space')}`;
+  const rss = m.heap + m.arenas + m.otherAnon + m.file;
+  return `${String(Math.round(seconds)).padStart(4)} s  RSS ${rss.toFixed(1)}: [heap] ${m.heap.toFixed(1)} arenas ${m.arenas.toFixed(1)} other anon ${m.otherAnon.toFixed(1)} file ${m.file.toFixed(1)} | main: ${iso(report.javascriptHeap)} | writer: ${report.workers.map((w) => iso(w.javascriptHeap)).join(' / ')}`;
+}
+
+/** --trace-gc-nvp lines summarised per isolate and per slice of the run. */
+function summariseGc(file: string, sliceMs: number): string {
+  const byIsolate = new Map<string, Map<number, { s: number; mc: number; cap: number; promoted: number; size: number; pool: number }>>();
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const m = /^\[\d+:(0x[0-9a-f]+)(?::\d+)?\]\s+(\d+) ms: (.*)$/.exec(line);
+    if (!m) continue;
+    const f = Object.fromEntries(m[3].split(' ').map((kv) => kv.split('=')));
+    if (!f.gc) continue;
+    const slice = Math.floor(Number(m[2]) / sliceMs);
+    const isolate = byIsolate.get(m[1]) ?? new Map();
+    byIsolate.set(m[1], isolate);
+    const e = isolate.get(slice) ?? { s: 0, mc: 0, cap: 0, promoted: 0, size: 0, pool: 0 };
+    isolate.set(slice, e);
+    if (f.gc === 's') e.s++;
+    else e.mc++;
+    e.cap = Number(f.new_space_capacity ?? e.cap);
+    e.promoted += Number(f.promoted ?? 0);
+    e.size = Number(f.end_memory_size ?? e.size);
+    e.pool = Number(f.pool_total_chunks ?? e.pool);
+  }
+  const lines: string[] = [];
+  for (const [isolate, slices] of byIsolate) {
+    lines.push(`  isolate ${isolate} (process time slice: scavenges, mark-compacts, new space capacity MB, promoted MB, heap size after MB, freed pages V8 keeps pooled (not in its committed figure, still resident) MB):`);
+    for (const [slice, e] of [...slices].sort((a, b) => a[0] - b[0]))
+      lines.push(`    ${String((slice * sliceMs) / 1000).padStart(5)} s: ${e.s} s, ${e.mc} mc, cap ${(e.cap / MB).toFixed(1)}, promoted ${(e.promoted / MB).toFixed(1)}, size ${(e.size / MB).toFixed(1)}, pool ${((e.pool * 256) / 1024).toFixed(1)}`);
+  }
+  return lines.join('\n');
+}
+
 async function measure(target: Target, label: string): Promise<void> {
   const pid = target.proc.pid;
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -166,27 +247,36 @@ try {
     targets.push({ name: 'floor', proc: floor, url: floor.url, headers: { authorization: 'Bearer sk-bench-floor' }, served: 0 });
   }
   if (only !== 'floor') {
-    const patchbay = await startPatchbay(upstream.port, [...extra, ...diag('patchbay')]);
+    spawnedAt = Date.now();
+    const patchbay = await startPatchbay(upstream.port, [...extra, ...diag('patchbay'), ...(gcLog ? ['--trace-gc-nvp'] : [])]);
+    if (gcLog) patchbay.child.stdout!.pipe(createWriteStream(join(outDir, 'patchbay', 'gc.log')));
     targets.push({ name: 'patchbay', proc: patchbay, url: patchbay.url, headers: { authorization: `Bearer ${patchbay.key}` }, served: 0 });
   }
-  for (const t of targets) {
+  if (warmSoak) for (const t of targets) await run(t, 'chat', 16, 10_000);
+  else for (const t of targets) {
     await run(t, 'chat', 1, 2000);
     await run(t, 'chat', 16, 1000);
     await run(t, 'stream', 1, 12);
     await run(t, 'embeddings', 16, 500);
   }
-  await upstreamConfig({ chatDelayMs: 50 });
-  for (const t of targets) await run(t, 'chat', 256, 100_000, 2500);
-  await upstreamConfig({ chatDelayMs: 0 });
-  for (const t of targets) while (t.served < 10_000) await run(t, 'chat', 64, 10_000 - t.served);
+  if (!warmSoak) {
+    await upstreamConfig({ chatDelayMs: 50 });
+    for (const t of targets) await run(t, 'chat', 256, 100_000, 2500);
+    await upstreamConfig({ chatDelayMs: 0 });
+    for (const t of targets) while (t.served < 10_000) await run(t, 'chat', 64, 10_000 - t.served);
+  }
   await sleep(1000);
   for (const t of targets) await measure(t, `after warm-up (${t.served} requests)`);
   if (soakSeconds > 0) {
     const t = targets.find((x) => x.name === 'patchbay') ?? targets[0];
-    const until = Date.now() + soakSeconds * 1000;
+    const from = Date.now();
+    const until = from + soakSeconds * 1000;
+    console.log(`soak starts ~${((from - spawnedAt) / 1000).toFixed(0)} s after Patchbay was spawned (the GC log's clock)`);
+    if (everySeconds) console.log(await sampleLine(t, 0));
     while (Date.now() < until) {
-      await run(t, 'chat', 16, 1e9, Math.min(10_000, until - Date.now()));
-      process.stderr.write(`[heap-probe] ${t.name}: ${t.served} requests, RSS ${memoryMb(t.proc.pid).rss.toFixed(1)} MB\n`);
+      await run(t, 'chat', 16, 1e9, Math.min((everySeconds || 10) * 1000, until - Date.now()));
+      if (everySeconds) console.log(await sampleLine(t, (Date.now() - from) / 1000));
+      else process.stderr.write(`[heap-probe] ${t.name}: ${t.served} requests, RSS ${memoryMb(t.proc.pid).rss.toFixed(1)} MB\n`);
     }
     await sleep(1000);
     await measure(t, `after ${soakSeconds} s more of chat at 16 in flight (${t.served} requests)`);
@@ -195,6 +285,7 @@ try {
     process.stderr.write(`[heap-probe] holding ${targets.map((t) => `${t.name} pid ${t.proc.pid}`).join(', ')} for ${option('--hold')} s\n`);
     await sleep(Number(option('--hold')) * 1000);
   }
+  if (gcLog) console.log(`GC by slice (--trace-gc-nvp, ${join(outDir, 'patchbay', 'gc.log')}):\n${summariseGc(join(outDir, 'patchbay', 'gc.log'), 20_000)}`);
 } finally {
   await Promise.all([...targets.map((t) => t.proc.stop(30_000)), loadgen.stop(), upstream.stop()]);
 }

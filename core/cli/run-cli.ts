@@ -1,19 +1,11 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/load-config.ts';
 import { PatchbayError } from '../errors/patchbay-error.ts';
-import { runAgentCommand } from './agent-command.ts';
-import { runAgentsCommand } from './agents-command.ts';
 import { DataDirInUseError } from '../app/data-dir-lock.ts';
 import { DatabaseStartError } from '../postgres/database-unavailable.ts';
 import { findPortHolder } from '../app/find-port-holder.ts';
 import { withCommandName } from './invoked-as.ts';
 import { commandHelp, wantsHelp } from './command-help.ts';
-import { runKeysCommand } from './keys-command.ts';
-import { runProvidersCommand } from './providers-command.ts';
-import { runRoutingCommand } from './routing-command.ts';
-import { runServeCommand } from './serve-command.ts';
-import { runUiCommand } from './ui-command.ts';
-import { runUsageCommand } from './usage-command.ts';
 
 export const HELP = `Patchbay: a local OpenAI-compatible router for LLM providers.
 
@@ -85,24 +77,26 @@ export async function runCli(argv: string[], given: CliIo = defaultIo): Promise<
     return 0;
   }
   try {
+    // Each command's module is loaded when it runs: a server does not hold the other commands' code
+    // (and what only they import) for the day it runs, nor does a one-off command load the server.
     switch (command) {
       case 'serve':
-        return await runServeCommand(rest, io);
+        return await (await import('./serve-command.ts')).runServeCommand(rest, io);
       case 'keys':
-        return await runKeysCommand(rest, io);
+        return await (await import('./keys-command.ts')).runKeysCommand(rest, io);
       case 'providers':
-        return await runProvidersCommand(rest, io);
+        return await (await import('./providers-command.ts')).runProvidersCommand(rest, io);
       case 'usage':
-        return await runUsageCommand(rest, io);
+        return await (await import('./usage-command.ts')).runUsageCommand(rest, io);
       case 'routing':
-        return await runRoutingCommand(rest, io);
+        return await (await import('./routing-command.ts')).runRoutingCommand(rest, io);
       case 'ui':
-        return await runUiCommand(rest, io);
+        return await (await import('./ui-command.ts')).runUiCommand(rest, io);
       case 'claude':
       case 'codex':
-        return await runAgentCommand(command, rest, io);
+        return await (await import('./agent-command.ts')).runAgentCommand(command, rest, io);
       case 'agents':
-        return await runAgentsCommand(rest, io);
+        return await (await import('./agents-command.ts')).runAgentsCommand(rest, io);
       case '-v':
       case '--version':
       case 'version':

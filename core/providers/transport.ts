@@ -1,4 +1,5 @@
-import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, undiciErrors } from './undici-agent.ts';
 import { ProviderError } from '../errors/provider-error.ts';
 import { authHeaders } from './auth-headers.ts';
 import { tryProviderKeys } from './try-provider-keys.ts';
