@@ -2,7 +2,13 @@
 // at each step from the request's arrival to the first write (bench/first-chunk-marks.mjs,
 // preloaded with --import), p50 per step over the measured streams. The steps are marked by
 // `globalThis.__pbMark?.(step)` calls that are not in the code: apply bench/first-chunk-trace.patch
-// to the checkouts first (`git apply bench/first-chunk-trace.patch`; `git checkout core bench/floor-proxy.mjs` after).
+// to the checkouts first (`git apply bench/first-chunk-trace.patch`; `git checkout core bench/floor-proxy.mjs bench/upstream.ts` after).
+// The patch marks the bench upstream too: it sends, in a stream's head, when it received the request,
+// its end and when it wrote the head (process.hrtime, the same clock in every process), so the wait
+// for the upstream's head splits into the request's way there, the upstream's own time and the
+// head's way back; 'ticked' (a nextTick) and 'idle' (a setImmediate) after the dispatch say when the
+// proxy's own work for the request was over. Every step after the dispatch is also printed as
+// `dispatched => step` (its time since the dispatch returned).
 //
 //   node bench/first-chunk-trace.ts [--streams 150] [--rounds 3] [--warm-streams 2000] [--bin-b <other checkout>/bin/patchbay.js]
 //
