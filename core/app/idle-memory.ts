@@ -59,6 +59,8 @@ export class IdleMemory {
   /** Routed requests finished since start: the only thing a request does here. */
   private seen = 0;
   private checked = 0;
+  /** Checks in a row that found no routed request finished since the one before. */
+  private quietChecks = 0;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
   private readonly current: IdleMemoryStats = { collections: 0, last_at: null, last_pause_ms: null, last_rss_before_mb: null, last_rss_after_mb: null };
@@ -84,24 +86,37 @@ export class IdleMemory {
     this.timer = null;
   }
 
+  /**
+   * Looks every half quiet period (requests only bump a counter, so the timer cannot be pushed back
+   * by each one): two looks in a row without a finished request, and none in flight, make the app
+   * idle, between one and one and a half quiet periods after its last request.
+   */
   private arm(): void {
     this.checked = this.seen;
-    this.timer = setTimeout(() => void this.check(), this.afterMs);
+    this.timer = setTimeout(() => void this.check(), this.afterMs / 2);
     this.timer.unref();
   }
 
   private async check(): Promise<void> {
     if (this.closed) return;
-    // Requests finished during the wait: still busy, look again after another quiet period.
-    if (this.seen !== this.checked) return this.arm();
-    // A long stream may still be running: wait for it, then give the quiet period from its end.
+    // Requests finished since the last look: still busy.
+    if (this.seen !== this.checked) {
+      this.quietChecks = 0;
+      return this.arm();
+    }
+    if (++this.quietChecks < 2) return this.arm();
+    // A long stream may still be running: wait for it, then give a quiet period from its end.
     let waited = false;
     const tick = setImmediate(() => (waited = true));
     await this.options.inFlight();
     clearImmediate(tick);
     if (this.closed) return;
-    if (waited || this.seen !== this.checked) return this.arm();
+    if (waited || this.seen !== this.checked) {
+      this.quietChecks = 0;
+      return this.arm();
+    }
     this.timer = null;
+    this.quietChecks = 0;
     this.collect();
   }
 
