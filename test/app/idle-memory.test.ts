@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenAiEmulator } from '../emulators/openai-emulator.ts';
-import { startPatchbay, type TestPatchbay } from '../helpers/start-patchbay.ts';
+import { startPatchbay, usageRows, type TestPatchbay } from '../helpers/start-patchbay.ts';
 import type { IdleMemoryStats } from '../../core/app/idle-memory.ts';
 
 const UPSTREAM_KEY = 'sk-test-idle-memory';
@@ -85,5 +85,10 @@ describe('idle memory release', () => {
     await waitFor((stats) => stats.collections === before + 1, 'the release after the stream');
     await sleep(3 * QUIET_MS);
     expect((await idle()).collections).toBe(before + 1);
+    // The usage writer thread released its memory too and still commits: one row per routed request.
+    await chat();
+    const rows = usageRows(pb.patchbay);
+    expect(rows.length).toBe(emulator.count('/chat/completions'));
+    expect(pb.logs.filter((line) => /writer thread stopped|idle memory/i.test(line))).toEqual([]);
   });
 });
