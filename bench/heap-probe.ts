@@ -5,6 +5,7 @@
 //   BENCH_PATCHBAY_BIN=<checkout>/bin/patchbay.js PATCHBAY_DIST=<checkout>/dist node bench/heap-probe.ts   # another build
 //   PROBE_ARGS="--max-semi-space-size=8" node bench/heap-probe.ts                                        # other V8 flags (both)
 //   node bench/heap-probe.ts --only patchbay --warm soak --soak 240 --every 10 --gc-log                  # what grows in a soak, over time
+//   node bench/heap-probe.ts --only patchbay --warm soak --soak 20 --idle 5,15,30,60,120                   # what an idle Patchbay gives back after a burst
 //
 // Both processes get the warm-up of `npm run bench` (chat at 1 and 16, streams, embeddings, 256 in
 // flight against a 50 ms upstream, chat at 64 up to 10,000 requests), then a second's rest. Then,
@@ -31,6 +32,9 @@ const everySeconds = Number(option('--every') ?? 0);
 // --gc-log: Patchbay runs with --trace-gc-nvp; its lines go to bench/results/heap-probe/patchbay/gc.log
 // and a summary per slice and isolate (scavenges, mark-compacts, new space capacity, promoted) is printed.
 const gcLog = args.includes('--gc-log');
+// --idle S1,S2,...: after the last load, RSS (by mapping kind) S1, S2, ... seconds after it stopped, and
+// Patchbay's idle memory release as GET /api/status reports it (core/app/idle-memory.ts).
+const idleSeconds = (option('--idle') ?? '').split(',').filter(Boolean).map(Number);
 const extra = (process.env.PROBE_ARGS ?? '').split(' ').filter(Boolean);
 const outDir = join(BENCH_DIR, 'results', 'heap-probe');
 rmSync(outDir, { recursive: true, force: true });
@@ -41,6 +45,7 @@ const diag = (name: string) => (mkdirSync(join(outDir, name), { recursive: true 
 interface Target {
   name: string;
   proc: Managed;
+  dataDir?: string;
   url: string;
   headers: Record<string, string>;
   served: number;
@@ -241,6 +246,25 @@ async function run(target: Target, kind: JobKind, concurrency: number, maxReques
   target.served += result.count;
 }
 
+/** RSS of each target at the --idle offsets after the load stopped (no diagnostic report: it would allocate). */
+async function idleSamples(): Promise<void> {
+  const stopped = Date.now();
+  for (const seconds of idleSeconds) {
+    await sleep(Math.max(0, stopped + seconds * 1000 - Date.now()));
+    for (const t of targets) {
+      const m = mappingKinds(t.proc.pid);
+      const rss = m.heap + m.arenas + m.otherAnon + m.file;
+      console.log(`${t.name} idle ${String(seconds).padStart(4)} s: RSS ${rss.toFixed(1)} MB ([heap] ${m.heap.toFixed(1)} arenas ${m.arenas.toFixed(1)} other anon ${m.otherAnon.toFixed(1)} file ${m.file.toFixed(1)})`);
+    }
+  }
+  for (const t of targets) {
+    if (!t.dataDir) continue;
+    const token = readFileSync(join(t.dataDir, 'admin-token'), 'utf8').trim();
+    const status = (await (await fetch(`${t.url}/api/status`, { headers: { authorization: `Bearer ${token}` } })).json()) as { idle_memory?: unknown };
+    console.log(`${t.name} idle_memory (GET /api/status): ${JSON.stringify(status.idle_memory ?? 'absent (a build without the idle release)')}`);
+  }
+}
+
 try {
   if (only !== 'patchbay') {
     const floor = await startFloorProxy(upstream.port, [...extra, ...diag('floor')]);
@@ -250,7 +274,7 @@ try {
     spawnedAt = Date.now();
     const patchbay = await startPatchbay(upstream.port, [...extra, ...diag('patchbay'), ...(gcLog ? ['--trace-gc-nvp'] : [])]);
     if (gcLog) patchbay.child.stdout!.pipe(createWriteStream(join(outDir, 'patchbay', 'gc.log')));
-    targets.push({ name: 'patchbay', proc: patchbay, url: patchbay.url, headers: { authorization: `Bearer ${patchbay.key}` }, served: 0 });
+    targets.push({ name: 'patchbay', proc: patchbay, dataDir: patchbay.dataDir, url: patchbay.url, headers: { authorization: `Bearer ${patchbay.key}` }, served: 0 });
   }
   if (warmSoak) for (const t of targets) await run(t, 'chat', 16, 10_000);
   else for (const t of targets) {
@@ -281,6 +305,7 @@ try {
     await sleep(1000);
     await measure(t, `after ${soakSeconds} s more of chat at 16 in flight (${t.served} requests)`);
   }
+  if (idleSeconds.length) await idleSamples();
   if (args.includes('--hold')) {
     process.stderr.write(`[heap-probe] holding ${targets.map((t) => `${t.name} pid ${t.proc.pid}`).join(', ')} for ${option('--hold')} s\n`);
     await sleep(Number(option('--hold')) * 1000);

@@ -18,6 +18,7 @@ import { loadAdminToken } from './admin-token.ts';
 import { createRouter } from './create-router.ts';
 import type { Catalog } from '../catalog/load-catalog.ts';
 import { tightenPermissions } from './tighten-permissions.ts';
+import { IdleMemory } from './idle-memory.ts';
 import { announceServer, lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { reachableHostNames, resolveListenAddresses } from './listen-addresses.ts';
 import { seedHealth } from '../routing/seed-health.ts';
@@ -59,6 +60,8 @@ export interface PatchbayOptions {
   announce?: boolean;
   /** The routing health's clock (breaker cool-downs, rate-limit windows, the health window); tests pass their own. */
   healthClock?: () => number;
+  /** Quiet time after the last routed request before memory goes back to the system (default IDLE_COLLECT_AFTER_MS; tests set short ones). */
+  idleCollectAfterMs?: number;
 }
 
 export interface Patchbay {
@@ -158,6 +161,15 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
   const hostGuard = new HostGuard({ allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins, listenHost: host, reachableAt: reachableHostNames(host, interfaces) });
   const limiter = new KeyLimiter(stores.ledger, Date.now, { rates: stores.rates, capsWhenUnreachable: config.capsWhenDatabaseUnreachable, log });
   connectEvents(events, health, limiter);
+  // Idle memory: each routed request's usage row marks activity (one counter increment); the
+  // dashboard's /api polling does not, so an open dashboard never wakes it.
+  let drainRequests: () => Promise<void> = async () => undefined;
+  const idleMemory = new IdleMemory({
+    afterMs: options.idleCollectAfterMs,
+    inFlight: () => drainRequests(),
+    release: () => stores.sqlite?.usage.releaseMemory(),
+    log,
+  });
   const management = new ManagementService({
     config,
     configPath,
@@ -173,6 +185,7 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
     version: readVersion(),
     startedAt: Date.now(),
     onRoutingChange: (routing) => events.emit('routing', routing),
+    idleMemory: () => idleMemory.stats(),
   });
   const adminToken = loadAdminToken(options.dataDir);
   // One machine: in memory only (restarting Patchbay signs every dashboard out). A team: in PostgreSQL.
@@ -191,7 +204,17 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
     await stores.close();
     throw error;
   }
-  const { listener, drain } = createRequestListener({ config, catalog, router, keys, limiter, usage, health, hostGuard, management, adminToken, log, sessions, dashboardDir: options.dashboard?.dir });
+  const activeUsage: typeof usage = {
+    record: (row) => {
+      idleMemory.touch();
+      usage.record(row);
+    },
+    recordContent: (entry) => usage.recordContent(entry),
+    flushAsync: () => usage.flushAsync(),
+    close: () => usage.close(),
+  };
+  const { listener, drain } = createRequestListener({ config, catalog, router, keys, limiter, usage: activeUsage, health, hostGuard, management, adminToken, log, sessions, dashboardDir: options.dashboard?.dir });
+  drainRequests = drain;
 
   const firstKey = (await keys.createIfNone({ name: 'default' }))?.secret ?? null;
 
@@ -266,6 +289,7 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
         const deadline = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
         rmSync(serverFile, { force: true });
         unannounce();
+        idleMemory.close();
         events.close();
         server.close(async () => {
           clearInterval(sweep);

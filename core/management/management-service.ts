@@ -1,4 +1,5 @@
 import type { PatchbayConfig, ResolvedProvider } from '../config/load-config.ts';
+import type { IdleMemoryStats } from '../app/idle-memory.ts';
 import { section } from '../config/write-config.ts';
 import type { Catalog } from '../catalog/load-catalog.ts';
 import { discoverModels, type DiscoveredModel } from '../providers/discover-models.ts';
@@ -117,6 +118,8 @@ export interface ManagementDeps {
   startedAt: number;
   /** Live events for GET /api/events. */
   events?: EventHub;
+  /** The running server's idle memory release (core/app/idle-memory.ts), for GET /api/status. */
+  idleMemory?: () => IdleMemoryStats;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -516,6 +519,7 @@ export class ManagementService {
       uptime_s: Math.round((Date.now() - this.deps.startedAt) / 1000),
       keychain: this.deps.secrets.available ? 'available' : 'unavailable',
       memory_mb: Object.fromEntries(Object.entries(process.memoryUsage()).map(([k, v]) => [k, Math.round(v / 1e5) / 10])),
+      ...(this.deps.idleMemory ? { idle_memory: this.deps.idleMemory() } : {}),
       strategy: this.deps.config.strategy,
       paused: this.deps.config.paused,
       endpoints: this.deps.health.snapshot(),

@@ -323,6 +323,17 @@ export class UsageStore implements UsageSink {
     for (const batch of thread.unconfirmed) this.writer.write(rowsFromJson(batch.rows), batch.content);
   }
 
+  /**
+   * Patchbay went idle (core/app/idle-memory.ts): the writer thread runs a memory-reducing full
+   * collection of its own heap and shrinks its SQLite page cache; this connection's cache is
+   * shrunk here. Rows still queued are sent first. Never called while requests flow.
+   */
+  releaseMemory(): void {
+    this.send();
+    this.db.pragma('shrink_memory');
+    this.thread?.worker.postMessage({ type: 'idle' } satisfies WriterMessage);
+  }
+
   /** Commits what is queued and stops the writer thread. */
   async close(): Promise<void> {
     this.closing = true;

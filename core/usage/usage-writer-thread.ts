@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
+import { collectAllGarbage } from '../app/idle-memory.ts';
 import { UsageBatchWriter, rowsFromJson, usageWriters, type ContentEntry, type RowsJson } from './usage-batch-writer.ts';
 
 export interface WriterThreadData {
@@ -16,7 +17,7 @@ export interface WriterThreadData {
 }
 
 /** A batch from the main thread: rows (see rowsToJson) and content as JSON (strings copy faster than a structured clone of objects). */
-export type WriterMessage = { type: 'batch'; seq: number; rows: RowsJson; content: string | null } | { type: 'flush' } | { type: 'close' };
+export type WriterMessage = { type: 'batch'; seq: number; rows: RowsJson; content: string | null } | { type: 'flush' } | { type: 'idle' } | { type: 'close' };
 
 const { path, token, state } = workerData as WriterThreadData;
 
@@ -62,6 +63,11 @@ port.on('message', (message: WriterMessage) => {
     writer.write(rowsFromJson(message.rows), message.content ? (JSON.parse(message.content) as ContentEntry[]) : []);
   } else if (message.type === 'flush') {
     writer.flush();
+  } else if (message.type === 'idle') {
+    // Patchbay went idle: SQLite's page cache and V8's pooled pages go back to the system.
+    writer.flush();
+    db.pragma('shrink_memory');
+    collectAllGarbage();
   } else {
     writer.flush();
     usageWriters.forget(db, token);

@@ -41,6 +41,8 @@ export interface StartOptions {
   healthClock?: () => number;
   /** The process's token counter (default: PATIENT_COUNT_BUDGET_MS; `{}` for the production settings, as the bench). */
   tokenCounter?: TokenCounterOptions;
+  /** Quiet time before the idle memory release (createPatchbay's `idleCollectAfterMs`). */
+  idleCollectAfterMs?: number;
 }
 
 /** Starts the real Patchbay (real HTTP on loopback, real SQLite in a temp dir) through the composition root. */
@@ -51,7 +53,7 @@ export async function startPatchbay(options: StartOptions = {}): Promise<TestPat
   // A keychain service of its own, so a test never reads or writes the developer's real entries.
   const keychainService = options.keychainService ?? `patchbay-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
   await configureTokenCounter(options.tokenCounter ?? { budgetMs: PATIENT_COUNT_BUDGET_MS });
-  const patchbay = await createPatchbay({ dataDir, host: '127.0.0.1', port: 0, env: options.env ?? {}, keychainService, shutdownGraceMs: options.shutdownGraceMs, dashboard: options.dashboard, databaseUrl: options.databaseUrl, healthClock: options.healthClock, log: (m) => logs.push(m) });
+  const patchbay = await createPatchbay({ dataDir, host: '127.0.0.1', port: 0, env: options.env ?? {}, keychainService, shutdownGraceMs: options.shutdownGraceMs, dashboard: options.dashboard, databaseUrl: options.databaseUrl, healthClock: options.healthClock, idleCollectAfterMs: options.idleCollectAfterMs, log: (m) => logs.push(m) });
   const key = patchbay.firstKey ?? (await patchbay.stores.keys.create({ name: 'test' })).secret;
   const client = new OpenAI({ baseURL: `${patchbay.url}/v1`, apiKey: key, maxRetries: 0 });
   return {
