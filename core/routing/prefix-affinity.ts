@@ -16,74 +16,46 @@ const MAX_DEPTH = 8;
  * usually right.
  */
 export function hashPrefix(parts: unknown[]): string | null {
-  fnv = 0x811c9dc5;
-  djb = 5381;
-  length = 0;
-  pieces = 0;
-  fingerprint(parts, 0);
+  const pieces: string[] = [];
+  fingerprint(parts, pieces, 0);
+  const text = pieces.join('\u0000');
   // A prefix of a few characters names no conversation in particular.
-  if (length < 64) return null;
-  return (fnv >>> 0).toString(16).padStart(8, '0') + (djb >>> 0).toString(16).padStart(8, '0');
+  if (text.length < 64) return null;
+  return hashText(text);
 }
 
 /**
- * The hash is 64 bits of two 32-bit string hashes (FNV-1a and djb2-xor) of the fingerprint's pieces
- * joined by NUL, folded in as the pieces are met: no array of pieces, no joined string. Not
- * cryptographic: a collision only makes two conversations share an endpoint. A SHA-256 object per
- * request cost more than the whole plan. Module state: a fingerprint is taken synchronously, one at a time.
+ * 64 bits of two 32-bit string hashes (FNV-1a and djb2-xor), as hex. Not cryptographic: a collision
+ * only makes two conversations share an endpoint. A SHA-256 object per request cost more than
+ * the whole plan.
  */
-let fnv = 0;
-let djb = 0;
-let length = 0;
-let pieces = 0;
-
-/** Starts a piece: the NUL that joins it to the one before. */
-function startPiece(): void {
-  if (pieces++ > 0) mix(text0, 0, 1);
-}
-
-const text0 = '\u0000';
-
-function mix(text: string, from: number, to: number): void {
-  let f = fnv;
-  let d = djb;
-  for (let i = from; i < to; i++) {
+function hashText(text: string): string {
+  let fnv = 0x811c9dc5;
+  let djb = 5381;
+  for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    f = Math.imul(f ^ c, 0x01000193);
-    d = (Math.imul(d, 33) ^ c) | 0;
+    fnv = Math.imul(fnv ^ c, 0x01000193);
+    djb = (Math.imul(djb, 33) ^ c) | 0;
   }
-  fnv = f;
-  djb = d;
-  length += to - from;
+  return (fnv >>> 0).toString(16).padStart(8, '0') + (djb >>> 0).toString(16).padStart(8, '0');
 }
 
-function piece(text: string): void {
-  startPiece();
-  mix(text, 0, text.length);
-}
-
-function fingerprint(value: unknown, depth: number): void {
+function fingerprint(value: unknown, into: string[], depth: number): void {
   if (typeof value === 'string') {
-    if (value.length <= 2 * TEXT_ENDS) return piece(value);
-    // `${length}:${first 64}${last 64}`
-    startPiece();
-    const size = `${value.length}:`;
-    mix(size, 0, size.length);
-    mix(value, 0, TEXT_ENDS);
-    mix(value, value.length - TEXT_ENDS, value.length);
+    into.push(value.length <= 2 * TEXT_ENDS ? value : `${value.length}:${value.slice(0, TEXT_ENDS)}${value.slice(-TEXT_ENDS)}`);
   } else if (Array.isArray(value)) {
-    piece(`[${value.length}`);
-    if (depth < MAX_DEPTH) for (const item of value) fingerprint(item, depth + 1);
+    into.push(`[${value.length}`);
+    if (depth < MAX_DEPTH) for (const item of value) fingerprint(item, into, depth + 1);
   } else if (value !== null && typeof value === 'object') {
-    piece('{');
+    into.push('{');
     if (depth < MAX_DEPTH) {
       for (const key in value) {
-        piece(key);
-        fingerprint((value as Record<string, unknown>)[key], depth + 1);
+        into.push(key);
+        fingerprint((value as Record<string, unknown>)[key], into, depth + 1);
       }
     }
   } else {
-    piece(String(value));
+    into.push(String(value));
   }
 }
 
