@@ -156,7 +156,13 @@ async function serveStream(res: ServerResponse, ctx: V1Context, request: V1Reque
       silence = codec.keepAlive ? keepAliveTimer(res, codec.keepAlive) : undefined;
       if (first.done) return;
       try {
+        // Sent now: Node corks the socket for a write and uncorks it in a nextTick, which would wait
+        // for the route's bookkeeping and every promise turn queued behind this one. Only that cork
+        // is undone (res.uncork() would also uncork the response itself, below zero).
+        const socket = res.socket;
+        const corked = socket?.writableCorked ?? 1;
         firstTaken = write(first.value);
+        if (!corked && socket!.writableCorked) socket!.uncork();
       } catch (error) {
         // Handled below with the failures of the chunks after it (an error event, the usage row).
         firstFailed = true;
