@@ -37,8 +37,10 @@ export function planSystemPackages(machine) {
       action: 'install',
       packages: missing,
       steps: [
-        ['apt-get', 'update', '-qq'],
-        ['apt-get', 'install', '-y', '-qq', '--no-install-recommends', ...missing],
+        // Another apt-get at work (a machine's unattended upgrades at boot, a second checkout's
+        // npm test) holds dpkg's lock: wait for it up to five minutes rather than fail at once.
+        ['apt-get', '-o', 'DPkg::Lock::Timeout=300', 'update', '-qq'],
+        ['apt-get', '-o', 'DPkg::Lock::Timeout=300', 'install', '-y', '-qq', '--no-install-recommends', ...missing],
       ],
     };
   }

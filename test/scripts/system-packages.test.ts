@@ -22,8 +22,8 @@ describe('planSystemPackages: what npm test and npm start install or ask for', (
       action: 'install',
       packages: ['dbus', 'gnome-keyring', 'chromium', 'postgresql'],
       steps: [
-        ['apt-get', 'update', '-qq'],
-        ['apt-get', 'install', '-y', '-qq', '--no-install-recommends', 'dbus', 'gnome-keyring', 'chromium', 'postgresql'],
+        ['apt-get', '-o', 'DPkg::Lock::Timeout=300', 'update', '-qq'],
+        ['apt-get', '-o', 'DPkg::Lock::Timeout=300', 'install', '-y', '-qq', '--no-install-recommends', 'dbus', 'gnome-keyring', 'chromium', 'postgresql'],
       ],
     });
   });
