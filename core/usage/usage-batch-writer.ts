@@ -92,7 +92,7 @@ export class UsageBatchWriter {
     const insert = db.prepare(`INSERT INTO usage (${COLUMNS}) VALUES (${COLUMNS.split(',').map(() => '?').join(', ')})`);
     const insertContent = db.prepare('INSERT OR REPLACE INTO content_log (request_id, ts, request, response) VALUES (@requestId, @ts, @request, @response)');
     const rollups = prepareRollups(db);
-    this.commit = db.transaction((rows: RowValues[], content: ContentEntry[]) => {
+    const transaction = db.transaction((rows: RowValues[], content: ContentEntry[]) => {
       if (rows.length) {
         // The rollups are updated from the rows this transaction inserted: those with a higher id.
         const lastId = rollups.lastId();
@@ -102,6 +102,11 @@ export class UsageBatchWriter {
       for (const entry of content) insertContent.run(entry);
       inTransaction();
     });
+    // BEGIN IMMEDIATE: the write lock is taken first, where busy_timeout waits for another
+    // connection's write. A deferred transaction began as a read (the rollups' last id), and its first
+    // INSERT failed at once with "database is locked" when another write committed meanwhile (its
+    // snapshot was stale): the rows waited a second for the retry, and a flushed read missed them.
+    this.commit = (rows, content) => transaction.immediate(rows, content);
   }
 
   /** Whether the last attempt failed (rows are being kept and retried). */
