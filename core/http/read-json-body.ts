@@ -89,7 +89,8 @@ function tooLarge(limit: number): InvalidRequestError {
  * chunked or still on its way: then `collect`.
  */
 async function whole(req: IncomingMessage, declared: number): Promise<{ parts: Buffer[]; size: number } | null> {
-  if (req.headers['content-length'] === undefined || !Number.isSafeInteger(declared)) return null;
+  // No Content-Length (chunked): NaN.
+  if (!Number.isSafeInteger(declared)) return null;
   await undefined;
   if (req.readableFlowing || req.destroyed || req.readableLength !== declared) return null;
   const bytes = declared > 0 ? (req.read() as Buffer | null) : null;
