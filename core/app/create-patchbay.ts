@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
@@ -31,6 +31,7 @@ import type { KeyStore } from '../keys/key-store.ts';
 import { openStores, type Stores } from './open-stores.ts';
 import { EventHub } from '../events/event-hub.ts';
 import { connectEvents } from '../events/connect-events.ts';
+import { readVersion } from '../runtime/read-version.ts';
 
 /** How long a shutdown waits for in-flight requests before cutting them. */
 export const SHUTDOWN_GRACE_MS = 30_000;
@@ -312,8 +313,4 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
 function sqliteOnly(stores: Stores): NonNullable<Stores['sqlite']> {
   if (!stores.sqlite) throw new Error('This Patchbay runs on PostgreSQL: use patchbay.stores, not the SQLite handles.');
   return stores.sqlite;
-}
-
-export function readVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }

@@ -8,8 +8,8 @@ import type { AgentName } from '../config/config-schema.ts';
 import { resolveDataDir } from '../config/data-dir.ts';
 import { loadConfigFile } from '../config/load-config.ts';
 import { callManagementApi, ManagementApiError } from '../management/call-management-api.ts';
-import type { CliIo } from './run-cli.ts';
-import { UsageError } from './run-cli.ts';
+import type { CliIo } from './cli-io.ts';
+import { UsageError } from './usage-error.ts';
 
 const NAMES: Record<AgentName, string> = { claude: 'Claude Code', codex: 'Codex CLI' };
 

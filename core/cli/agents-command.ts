@@ -3,8 +3,9 @@ import type { AgentName } from '../config/config-schema.ts';
 import { resolveDataDir } from '../config/data-dir.ts';
 import { loadConfigFile } from '../config/load-config.ts';
 import { editConfigFile, section } from '../config/write-config.ts';
-import type { CliIo } from './run-cli.ts';
-import { parseCommand, UsageError } from './run-cli.ts';
+import type { CliIo } from './cli-io.ts';
+import { parseCommand } from './parse-command.ts';
+import { UsageError } from './usage-error.ts';
 
 const FIELDS: Record<AgentName, Record<string, string>> = {
   claude: { main: 'main', background: 'background', subagent: 'subagent', 'context-window': 'contextWindow' },

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { join } from 'node:path';
-import { readVersion } from '../app/create-patchbay.ts';
+import { readVersion } from '../runtime/read-version.ts';
 import { createRouter } from '../app/create-router.ts';
 import { loadAdminToken } from '../app/admin-token.ts';
 import { findDataDir } from './find-data-dir.ts';
@@ -17,7 +17,7 @@ import { openDatabase } from '../usage/open-database.ts';
 import { UsageStore } from '../usage/usage-store.ts';
 import { SqliteUsageReader } from '../usage/sqlite-usage-reader.ts';
 import { SqliteKeyBackend } from '../keys/sqlite-key-backend.ts';
-import { UsageError } from './run-cli.ts';
+import { UsageError } from './usage-error.ts';
 import { EventHub } from '../events/event-hub.ts';
 
 type Service = ManagementService;

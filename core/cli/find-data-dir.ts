@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { listRunningServers, processRuns } from '../app/data-dir-lock.ts';
 import { resolveDataDir } from '../config/data-dir.ts';
-import { UsageError } from './run-cli.ts';
+import { UsageError } from './usage-error.ts';
 
 /** Whether a Patchbay runs on this data dir (its server.json names a process that runs). */
 function served(dataDir: string): boolean {

@@ -1,4 +1,4 @@
-import type { CliIo } from './run-cli.ts';
+import type { CliIo } from './cli-io.ts';
 
 /**
  * How the user ran Patchbay, so hints name a command they have: a clone has no `patchbay` on its

@@ -5,7 +5,9 @@ import { commandHelp } from './command-help.ts';
 import { connectManagement } from './connect-management.ts';
 import { formatTable } from './format-table.ts';
 import { formatUsd } from './format-usd.ts';
-import { parseCommand, UsageError, type CliIo } from './run-cli.ts';
+import { parseCommand } from './parse-command.ts';
+import { UsageError } from './usage-error.ts';
+import type { CliIo } from './cli-io.ts';
 
 const SETTING_FLAGS = {
   name: { type: 'string' },

@@ -3,7 +3,9 @@ import { providerKeyLabelSchema, providerSecretSchema } from '../management/mana
 import { commandHelp } from './command-help.ts';
 import { connectManagement } from './connect-management.ts';
 import { formatTable } from './format-table.ts';
-import { parseCommand, UsageError, type CliIo } from './run-cli.ts';
+import { parseCommand } from './parse-command.ts';
+import { UsageError } from './usage-error.ts';
+import type { CliIo } from './cli-io.ts';
 
 export async function runProvidersCommand(args: string[], io: CliIo): Promise<number> {
   const [action, ...rest] = args;

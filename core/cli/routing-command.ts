@@ -2,7 +2,9 @@ import { STRATEGIES } from '../config/config-schema.ts';
 import { commandHelp } from './command-help.ts';
 import { connectManagement, type Management } from './connect-management.ts';
 import { formatTable } from './format-table.ts';
-import { parseCommand, UsageError, type CliIo } from './run-cli.ts';
+import { parseCommand } from './parse-command.ts';
+import { UsageError } from './usage-error.ts';
+import type { CliIo } from './cli-io.ts';
 
 const ACTIONS = ['show', 'strategy', 'fallback', 'alias', 'explain', 'pause', 'resume'];
 

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/load-config.ts';
 import { PatchbayError } from '../errors/patchbay-error.ts';
 import { DataDirInUseError } from '../app/data-dir-lock.ts';
@@ -6,6 +5,9 @@ import { DatabaseStartError } from '../postgres/database-unavailable.ts';
 import { findPortHolder } from '../app/find-port-holder.ts';
 import { withCommandName } from './invoked-as.ts';
 import { commandHelp, wantsHelp } from './command-help.ts';
+import type { CliIo } from './cli-io.ts';
+import { UsageError } from './usage-error.ts';
+import { readVersion } from '../runtime/read-version.ts';
 
 export const HELP = `Patchbay: a local OpenAI-compatible router for LLM providers.
 
@@ -50,14 +52,6 @@ Provider secrets come from the OS keychain ("providers set-key") or, overriding 
 OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, GROQ_API_KEY, TOGETHER_API_KEY.
 `;
 
-export interface CliIo {
-  out: (text: string) => void;
-  err: (text: string) => void;
-  env: NodeJS.ProcessEnv;
-  /** Standard input as text (providers set-key reads the secret there); tests pass their own. */
-  stdin?: () => Promise<string>;
-}
-
 const defaultIo: CliIo = {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
@@ -100,7 +94,7 @@ export async function runCli(argv: string[], given: CliIo = defaultIo): Promise<
       case '-v':
       case '--version':
       case 'version':
-        io.out(`${await readVersion()}\n`);
+        io.out(`${readVersion()}\n`);
         return 0;
       case undefined:
       case '-h':
@@ -130,31 +124,4 @@ export async function runCli(argv: string[], given: CliIo = defaultIo): Promise<
     }
     throw error;
   }
-}
-
-/** A mistake in the command line, told in one line. */
-export class UsageError extends Error {}
-
-async function readVersion(): Promise<string> {
-  const { readFileSync } = await import('node:fs');
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-}
-
-export const commonOptions = {
-  'data-dir': { type: 'string' },
-  config: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
-
-type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>;
-
-export interface ParsedCommand {
-  values: Record<string, string | boolean | undefined> & { 'data-dir'?: string; config?: string };
-  positionals: string[];
-}
-
-/** Parses a command's flags strictly: an unknown flag is an error that names it. */
-export function parseCommand(args: string[], options: OptionSpec): ParsedCommand {
-  const parsed = parseArgs({ args, options: { ...commonOptions, ...options }, allowPositionals: true, strict: true });
-  return { values: parsed.values as ParsedCommand['values'], positionals: parsed.positionals };
 }

@@ -1,7 +1,9 @@
 import { resolveDataDir } from '../config/data-dir.ts';
 import { createPatchbay } from '../app/create-patchbay.ts';
 import type { ProviderView } from '../management/management-service.ts';
-import { parseCommand, UsageError, type CliIo } from './run-cli.ts';
+import { parseCommand } from './parse-command.ts';
+import { UsageError } from './usage-error.ts';
+import type { CliIo } from './cli-io.ts';
 
 export async function runServeCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseCommand(args, { port: { type: 'string', short: 'p' }, host: { type: 'string' }, database: { type: 'string' }, 'secrets-file': { type: 'string' } });

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { requestSignInLink } from './connect-management.ts';
-import { parseCommand, type CliIo } from './run-cli.ts';
+import { parseCommand } from './parse-command.ts';
+import type { CliIo } from './cli-io.ts';
 
 /**
  * `patchbay ui`: a fresh one-time sign-in link to the running Patchbay's dashboard, printed and

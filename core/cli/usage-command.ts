@@ -3,7 +3,9 @@ import { connectManagement, type Management } from './connect-management.ts';
 import type { SessionAgent } from '../usage/usage-views.ts';
 import { formatTable } from './format-table.ts';
 import { formatUsd } from './format-usd.ts';
-import { parseCommand, UsageError, type CliIo } from './run-cli.ts';
+import { parseCommand } from './parse-command.ts';
+import { UsageError } from './usage-error.ts';
+import type { CliIo } from './cli-io.ts';
 
 /** The summary's groupings, and `session`: the month's sessions (GET /api/usage/sessions). */
 const GROUPS = [...USAGE_GROUPS, 'session'] as const;

@@ -1,0 +1,2 @@
+/** A mistake in the command line, told in one line. */
+export class UsageError extends Error {}
