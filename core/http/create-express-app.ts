@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { InvalidRequestError, PatchbayError } from '../errors/patchbay-error.ts';
 import { createApiRouter } from './create-api-router.ts';
-import type { HttpDeps } from './create-http-app.ts';
+import type { HttpDeps } from './http-deps.ts';
 import { renderError } from './render-error.ts';
 import { createDashboardRouter, locateDashboardDir } from './serve-dashboard.ts';
 

@@ -1,20 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Express } from 'express';
-import type { ManagementService } from '../management/management-service.ts';
-import type { DashboardSignIn } from './dashboard-sessions.ts';
-import type { HostGuard } from './host-guard.ts';
+import type { HttpDeps } from './http-deps.ts';
 import { abandonResponse, renderError } from './render-error.ts';
-import { createV1Dispatcher, type V1Deps } from './v1/create-v1-dispatcher.ts';
-
-export interface HttpDeps extends V1Deps {
-  hostGuard: HostGuard;
-  management: ManagementService;
-  adminToken: string;
-  /** Dashboard sign-in codes and sessions (the other credential /api accepts). */
-  sessions: DashboardSignIn;
-  /** The built dashboard served at /ui (default: renderer/dist in the package). */
-  dashboardDir?: string;
-}
+import { createV1Dispatcher } from './v1/create-v1-dispatcher.ts';
 
 /**
  * The server's request listener. Every request first passes the Host/Origin guard; /v1 goes to its

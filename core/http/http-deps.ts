@@ -1,0 +1,15 @@
+import type { ManagementService } from '../management/management-service.ts';
+import type { DashboardSignIn } from './dashboard-sessions.ts';
+import type { HostGuard } from './host-guard.ts';
+import type { V1Deps } from './v1/create-v1-dispatcher.ts';
+
+/** What the server's request listener and the Express app it loads are built from. */
+export interface HttpDeps extends V1Deps {
+  hostGuard: HostGuard;
+  management: ManagementService;
+  adminToken: string;
+  /** Dashboard sign-in codes and sessions (the other credential /api accepts). */
+  sessions: DashboardSignIn;
+  /** The built dashboard served at /ui (default: renderer/dist in the package). */
+  dashboardDir?: string;
+}
