@@ -1,4 +1,4 @@
-import { redactSecrets } from '../secrets/redact-secrets.ts';
+import { redactSecrets } from './redact-secrets.ts';
 import { PatchbayError } from './patchbay-error.ts';
 
 export interface ProviderErrorInit {

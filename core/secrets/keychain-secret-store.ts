@@ -2,7 +2,7 @@ import { Entry, findCredentials } from '@napi-rs/keyring';
 import { BUILTIN_PROVIDERS } from '../config/builtin-providers.ts';
 import type { ResolvedProvider } from '../config/load-config.ts';
 import { PatchbayError } from '../errors/patchbay-error.ts';
-import { rememberSecret } from './redact-secrets.ts';
+import { rememberSecret } from '../errors/redact-secrets.ts';
 import { secretOrigin } from './secret-origin.ts';
 import type { SecretStore } from './secret-store.ts';
 import { KeyHealth, type KeyRing, type ProviderKey } from './key-ring.ts';

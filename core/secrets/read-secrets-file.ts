@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { ConfigError } from '../config/load-config.ts';
-import { rememberSecret } from './redact-secrets.ts';
+import { rememberSecret } from '../errors/redact-secrets.ts';
 
 /** Why a secrets file cannot be used: Patchbay does not start, and the message says how to fix it. */
 export class SecretsFileError extends ConfigError {}

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readSecretsFile, SecretsFileError } from '../../core/secrets/read-secrets-file.ts';
-import { redactSecrets } from '../../core/secrets/redact-secrets.ts';
+import { redactSecrets } from '../../core/errors/redact-secrets.ts';
 
 describe('readSecretsFile', () => {
   const dir = mkdtempSync(join(tmpdir(), 'patchbay-secrets-unit-'));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { distinctivePart, redactSecrets, rememberSecret } from '../../core/secrets/redact-secrets.ts';
+import { distinctivePart, redactSecrets, rememberSecret } from '../../core/errors/redact-secrets.ts';
 
 const ANTHROPIC = 'sk-ant-api03-Zq8vN3xK7pL2mR9tW4yB6cD1fG5hJ0kQ';
 const GEMINI = 'AIzaSyD4x9Kq2LmN8pR3tV6wZ1bC5fH7jE0gUio';
