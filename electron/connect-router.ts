@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { loadAdminToken } from '../core/app/admin-token.ts';
+import { loadAdminToken } from '../core/secrets/admin-token.ts';
 import { createPatchbay, type PatchbayOptions } from '../core/app/create-patchbay.ts';
 import { httpConnection } from './http-connection.ts';
 import { inProcessConnection } from './in-process-connection.ts';

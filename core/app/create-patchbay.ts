@@ -14,7 +14,7 @@ import { KeyLimiter } from '../keys/key-limiter.ts';
 import { setUpstreamLimits, type UpstreamLimits } from '../providers/upstream-limits.ts';
 import { ManagementService } from '../management/management-service.ts';
 import { HealthTracker } from '../routing/health-tracker.ts';
-import { loadAdminToken } from './admin-token.ts';
+import { loadAdminToken } from '../secrets/admin-token.ts';
 import { createRouter } from './create-router.ts';
 import type { Catalog } from '../catalog/load-catalog.ts';
 import { tightenPermissions } from './tighten-permissions.ts';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { loadAdminToken } from '../app/admin-token.ts';
+import { loadAdminToken } from '../secrets/admin-token.ts';
 import { AgentKeyStore } from '../agents/agent-key-store.ts';
 import { INSTALL_HINTS, launchAsShell, planAgentLaunch, type AgentLaunch } from '../agents/plan-agent-launch.ts';
 import type { AgentName } from '../config/config-schema.ts';

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { join } from 'node:path';
 import { readVersion } from '../runtime/read-version.ts';
 import { createRouter } from '../app/create-router.ts';
-import { loadAdminToken } from '../app/admin-token.ts';
+import { loadAdminToken } from '../secrets/admin-token.ts';
 import { findDataDir } from './find-data-dir.ts';
 import { loadConfigFile, readConfigFile } from '../config/load-config.ts';
 import { KeyStore } from '../keys/key-store.ts';

@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { tokensEqual } from '../app/admin-token.ts';
+import { tokensEqual } from '../secrets/admin-token.ts';
 import { InvalidRequestError, PatchbayError, RateLimitError } from '../errors/patchbay-error.ts';
 import {
   createKeySchema,
