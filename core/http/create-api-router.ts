@@ -21,7 +21,8 @@ import {
 } from '../management/management-schemas.ts';
 import { serveEvents } from './serve-events.ts';
 import type { ManagementService } from '../management/management-service.ts';
-import { clearedSessionCookie, readSessionCookies, SESSION_HEADER, sessionCookie, type DashboardSignIn } from './dashboard-sessions.ts';
+import { clearedSessionCookie, readSessionCookies, SESSION_HEADER, sessionCookie } from './dashboard-sessions.ts';
+import type { DashboardSignIn } from '../stores/dashboard-sign-in.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { renderError } from './render-error.ts';
 import { validateBody } from './validate-body.ts';

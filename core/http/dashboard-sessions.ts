@@ -1,25 +1,10 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { PatchbayError, RateLimitError } from '../errors/patchbay-error.ts';
+import { GLOBAL_SOURCE, hashSecret, SIGN_IN_DEFAULTS, type DashboardSessionOptions, type DashboardSignIn, type SessionSecrets } from '../stores/dashboard-sign-in.ts';
+import { SignInThrottle } from '../stores/sign-in-throttle.ts';
 
 export const SESSION_COOKIE = 'patchbay_session';
 /** The header carrying the page's half of a session (the half other local servers never see). */
 export const SESSION_HEADER = 'x-patchbay-session';
-
-export interface DashboardSessionOptions {
-  /** The clock (ms since the epoch); tests pass their own to expire codes and sessions. */
-  now?: () => number;
-  codeTtlMs?: number;
-  /** Codes kept at once; a new one beyond this replaces the oldest. */
-  maxCodes?: number;
-  sessionIdleMs?: number;
-  sessionMaxAgeMs?: number;
-  /** Sessions kept at once; a new one beyond this ends the oldest. */
-  maxSessions?: number;
-  /** Failed sign-ins from one source (a client connection) within failureWindowMs that throttle that source for lockoutMs. */
-  failureLimit?: number;
-  failureWindowMs?: number;
-  lockoutMs?: number;
-}
 
 interface Session {
   createdAt: number;
@@ -27,34 +12,6 @@ interface Session {
   /** SHA-256 of the page's half (sent in X-Patchbay-Session). */
   tokenHash: Buffer;
 }
-
-/** The two halves of a session: the cookie (HttpOnly) and the page's secret (X-Patchbay-Session). */
-export interface SessionSecrets {
-  id: string;
-  token: string;
-}
-
-const MINUTE = 60_000;
-/** The source of attempts whose caller names none (tests, in-process callers). */
-const GLOBAL_SOURCE = {};
-const HOUR = 60 * MINUTE;
-
-/**
- * The dashboard's sign-in as the HTTP layer uses it: in this process's memory (one machine,
- * DashboardSessions) or in PostgreSQL (a team's replicas, PostgresDashboardSessions), with the
- * same rules: single-use codes, two-half sessions, hashes at rest, expiry.
- */
-export interface DashboardSignIn {
-  readonly codeTtlMs: number;
-  readonly sessionMaxAgeMs: number;
-  createCode(): { code: string; expiresAt: number } | Promise<{ code: string; expiresAt: number }>;
-  redeemCode(code: unknown, source?: object): SessionSecrets | Promise<SessionSecrets>;
-  check(id: string, token: string | undefined): boolean | Promise<boolean>;
-  end(id: string): void | Promise<void>;
-}
-
-/** The defaults both implementations use. */
-export const SIGN_IN_DEFAULTS = { codeTtlMs: 10 * MINUTE, maxCodes: 5, sessionIdleMs: 12 * HOUR, sessionMaxAgeMs: 7 * 24 * HOUR, maxSessions: 50 };
 
 /**
  * The dashboard's sign-in: one-time codes (printed by `patchbay serve` / `patchbay ui`, carried in a
@@ -146,58 +103,6 @@ export class DashboardSessions implements DashboardSignIn {
       if (now - s.lastSeen >= this.sessionIdleMs || now - s.createdAt >= this.sessionMaxAgeMs) this.sessions.delete(hash);
     }
   }
-}
-
-/**
- * Counts wrong sign-in codes per source (a client connection): after failureLimit of them within
- * failureWindowMs, that source's wrong codes get a 429 for lockoutMs. Kept in each process's
- * memory (a connection belongs to one process). Weak: a closed connection takes its entry along.
- */
-export class SignInThrottle {
-  private readonly failures = new WeakMap<object, { times: number[]; lockedUntil: number }>();
-  private readonly failureLimit: number;
-  private readonly failureWindowMs: number;
-  private readonly lockoutMs: number;
-  private readonly codeTtlMs: number;
-
-  constructor(options: DashboardSessionOptions, codeTtlMs: number) {
-    this.failureLimit = options.failureLimit ?? 20;
-    this.failureWindowMs = options.failureWindowMs ?? MINUTE;
-    this.lockoutMs = options.lockoutMs ?? MINUTE;
-    this.codeTtlMs = codeTtlMs;
-  }
-
-  /** Counts a used, unknown or expired code against its source; returns the error to throw (401, or 429 while locked out). */
-  refuse(source: object, now: number): PatchbayError {
-    const record = this.failures.get(source) ?? { times: [], lockedUntil: 0 };
-    this.failures.set(source, record);
-    if (now < record.lockedUntil) {
-      return new RateLimitError(
-        `Too many wrong sign-in codes on this connection; it is refused for ${Math.ceil((record.lockedUntil - now) / 1000)} s. A valid link from "patchbay ui" still works (on a new connection).`,
-        'rate_limit_exceeded',
-        (record.lockedUntil - now) / 1000,
-      );
-    }
-    record.times = record.times.filter((at) => now - at < this.failureWindowMs);
-    record.times.push(now);
-    if (record.times.length >= this.failureLimit) {
-      record.lockedUntil = now + this.lockoutMs;
-      record.times = [];
-    }
-    return new PatchbayError(`This sign-in code is used, unknown or expired (a code works once, for ${Math.round(this.codeTtlMs / MINUTE)} minutes). Ask for a new link with "patchbay ui".`, {
-      status: 401,
-      type: 'invalid_request_error',
-      code: 'invalid_sign_in_code',
-      param: 'code',
-    });
-  }
-}
-
-/** The source of attempts whose caller names none (tests, in-process callers). */
-export { GLOBAL_SOURCE };
-
-export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('base64url');
 }
 
 /** The session ids in a Cookie header (a browser may send several cookies of that name, e.g. from other paths). */

@@ -1,5 +1,5 @@
 import type { ManagementService } from '../management/management-service.ts';
-import type { DashboardSignIn } from './dashboard-sessions.ts';
+import type { DashboardSignIn } from '../stores/dashboard-sign-in.ts';
 import type { HostGuard } from './host-guard.ts';
 import type { V1Deps } from './v1/create-v1-dispatcher.ts';
 

@@ -4,7 +4,7 @@ import { PostgresConfigStore } from './postgres-config-store.ts';
 import { PostgresListener } from './postgres-listener.ts';
 import { PostgresDashboardSessions } from './postgres-session-store.ts';
 import { PostgresEventRelay } from './postgres-events.ts';
-import type { DashboardSessionOptions } from '../http/dashboard-sessions.ts';
+import type { DashboardSessionOptions } from '../stores/dashboard-sign-in.ts';
 
 export interface PostgresSettings {
   config: PostgresConfigStore;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DatabaseStartError } from './database-unavailable.ts';
 import pg from 'pg';
-import type { Stores } from '../app/open-stores.ts';
+import type { Stores } from '../stores/stores.ts';
 import type { EventHub } from '../events/event-hub.ts';
 import { PostgresBudgetLedger } from './postgres-budget-ledger.ts';
 import { PostgresKeyStore } from './postgres-key-store.ts';

@@ -1,7 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type pg from 'pg';
 import { databaseUnavailable } from './database-unavailable.ts';
-import { GLOBAL_SOURCE, hashSecret, SIGN_IN_DEFAULTS, SignInThrottle, type DashboardSessionOptions, type DashboardSignIn, type SessionSecrets } from '../http/dashboard-sessions.ts';
+import { GLOBAL_SOURCE, hashSecret, SIGN_IN_DEFAULTS, type DashboardSessionOptions, type DashboardSignIn, type SessionSecrets } from '../stores/dashboard-sign-in.ts';
+import { SignInThrottle } from '../stores/sign-in-throttle.ts';
 
 /** Sessions kept at once for the whole team (one machine keeps 50): the oldest beyond it ends. */
 const TEAM_MAX_SESSIONS = 1_000;

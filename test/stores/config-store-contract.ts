@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConfigStore } from '../../core/config/config-store.ts';
 import { ConfigError } from '../../core/config/load-config.ts';
-import type { DashboardSignIn } from '../../core/http/dashboard-sessions.ts';
+import type { DashboardSignIn } from '../../core/stores/dashboard-sign-in.ts';
 import { PatchbayError } from '../../core/errors/patchbay-error.ts';
 
 /** A config file as a replica would have it: its own server section, and the sections the team shares. */

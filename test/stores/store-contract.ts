@@ -1,7 +1,7 @@
 // One contract for every store backend (hono's runTest pattern): each backend's test file opens its
 // stores and calls runStoreContract; the answers must be the same on SQLite and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Stores } from '../../core/app/open-stores.ts';
+import type { Stores } from '../../core/stores/stores.ts';
 import type { ApiKeyRecord } from '../../core/keys/key-store.ts';
 import type { UsageRecord } from '../../core/usage/usage-store.ts';
 import type { LogFilter } from '../../core/usage/usage-queries.ts';
