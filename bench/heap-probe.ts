@@ -33,7 +33,7 @@ const everySeconds = Number(option('--every') ?? 0);
 // and a summary per slice and isolate (scavenges, mark-compacts, new space capacity, promoted) is printed.
 const gcLog = args.includes('--gc-log');
 // --idle S1,S2,...: after the last load, RSS (by mapping kind) S1, S2, ... seconds after it stopped, and
-// Patchbay's idle memory release as GET /api/status reports it (core/app/idle-memory.ts).
+// Patchbay's idle memory release as GET /api/status reports it (core/runtime/idle-memory.ts).
 const idleSeconds = (option('--idle') ?? '').split(',').filter(Boolean).map(Number);
 const extra = (process.env.PROBE_ARGS ?? '').split(' ').filter(Boolean);
 const outDir = join(BENCH_DIR, 'results', 'heap-probe');

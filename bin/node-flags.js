@@ -19,7 +19,7 @@
 //   a soak would not grow after its warm-up): the old space was still at its post-collection low
 //   (17 MB) after the warm-up and grew as before (soak RSS +15.8 MB in 180 s against +13.2 without,
 //   side by side); idle RSS at start 139.5 against 137.3 MB. No gain for a tray app.
-// No flag is needed for the idle memory release (core/app/idle-memory.ts): it takes V8's gc
+// No flag is needed for the idle memory release (core/runtime/idle-memory.ts): it takes V8's gc
 //   extension from a context of its own.
 export const NODE_FLAGS = ['--max-semi-space-size=16', '--heap-growing-percent=50'];
 

@@ -19,7 +19,7 @@ import { loadAdminToken } from '../secrets/admin-token.ts';
 import { createRouter } from './create-router.ts';
 import type { Catalog } from '../catalog/load-catalog.ts';
 import { tightenPermissions } from './tighten-permissions.ts';
-import { IdleMemory } from './idle-memory.ts';
+import { IdleMemory } from '../runtime/idle-memory.ts';
 import { announceServer, lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { reachableHostNames, resolveListenAddresses } from './listen-addresses.ts';
 import { seedHealth } from '../routing/seed-health.ts';

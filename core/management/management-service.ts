@@ -1,5 +1,5 @@
 import type { PatchbayConfig, ResolvedProvider } from '../config/load-config.ts';
-import type { IdleMemoryStats } from '../app/idle-memory.ts';
+import type { IdleMemoryStats } from '../runtime/idle-memory.ts';
 import { section } from '../config/write-config.ts';
 import type { Catalog } from '../catalog/load-catalog.ts';
 import { discoverModels, type DiscoveredModel } from '../providers/discover-models.ts';

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { collectAllGarbage } from '../app/idle-memory.ts';
+import { collectAllGarbage } from '../runtime/collect-all-garbage.ts';
 import { UsageBatchWriter, rowsFromJson, usageWriters, type ContentEntry, type RowsJson } from './usage-batch-writer.ts';
 
 export interface WriterThreadData {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenAiEmulator } from '../emulators/openai-emulator.ts';
 import { startPatchbay, usageRows, type TestPatchbay } from '../helpers/start-patchbay.ts';
-import type { IdleMemoryStats } from '../../core/app/idle-memory.ts';
+import type { IdleMemoryStats } from '../../core/runtime/idle-memory.ts';
 
 const UPSTREAM_KEY = 'sk-test-idle-memory';
 /** The quiet time in this test (production: 10 s). Every wait below is several of these. */

@@ -5,8 +5,7 @@
 // a routed request (and none in flight), one memory-reducing full collection runs here, and the
 // usage writer thread does the same and shrinks its SQLite cache. Once per idle period: the next
 // routed request arms it again. Requests never pay for it beyond one counter increment.
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { collectAllGarbage } from './collect-all-garbage.ts';
 
 /** Quiet time after the last routed request before the idle collection runs. */
 export const IDLE_COLLECT_AFTER_MS = 10_000;
@@ -21,27 +20,6 @@ export interface IdleMemoryStats {
   /** Resident memory just before it and a second after it (null during that second). */
   last_rss_before_mb: number | null;
   last_rss_after_mb: number | null;
-}
-
-type GcFunction = (options?: { type?: 'major' | 'minor'; execution?: 'sync' | 'async'; flavor?: 'regular' | 'last-resort' }) => void;
-let gcFunction: GcFunction | null = null;
-
-/**
- * V8's memory-reducing full collection on this thread: several mark-compacts until nothing more
- * is freed, then the young generation shrunk and the pooled pages unmapped (the `last-resort`
- * flavour of V8's gc extension; a plain `gc()` frees objects but keeps the pages). The extension
- * is taken from a context of its own, so no launch flag is needed and the server's global scope
- * stays without `gc` (the flag only adds it to contexts created afterwards).
- */
-export function collectAllGarbage(): void {
-  if (gcFunction === null) {
-    if (typeof globalThis.gc === 'function') gcFunction = globalThis.gc as GcFunction;
-    else {
-      setFlagsFromString('--expose-gc');
-      gcFunction = runInNewContext('gc') as GcFunction;
-    }
-  }
-  gcFunction({ type: 'major', execution: 'sync', flavor: 'last-resort' });
 }
 
 export interface IdleMemoryOptions {
