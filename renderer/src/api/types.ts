@@ -4,6 +4,7 @@
 // module) where a form needs them.
 import type { ManagementService } from '../../../core/management/management-service.ts';
 import type { NewProviderInput } from '../../../core/management/management-schemas.ts';
+import type { RouteExplanation } from '../../../core/routing/route-plan.ts';
 
 export type {
   ExplainRouteInput,
@@ -46,4 +47,4 @@ export type DiscoveredModels = Awaited<ReturnType<ManagementService['discoverPro
 /** One model of a user-defined provider, as POST and PATCH /api/providers take it. */
 export type ProviderModelInput = NonNullable<NewProviderInput['models']>[number];
 /** A candidate of "Which provider now?". */
-export type ExplainCandidate = import('../../../core/routing/route-plan.ts').RouteExplanation['candidates'][number];
+export type ExplainCandidate = RouteExplanation['candidates'][number];
