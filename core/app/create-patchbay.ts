@@ -1,16 +1,15 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
-import { loadConfigFile, readConfigFile, type PatchbayConfig } from '../config/load-config.ts';
-import { FileConfigStore, type ConfigStore } from '../config/config-store.ts';
+import { loadConfigFile, type PatchbayConfig } from '../config/load-config.ts';
 import { applyConfig } from '../management/apply-config-change.ts';
 import { createRequestListener } from '../http/create-http-app.ts';
 import { DashboardSessions } from '../http/dashboard-sessions.ts';
 import type { DashboardSignIn } from '../stores/dashboard-sign-in.ts';
 import { HostGuard } from '../http/host-guard.ts';
-import { limitConnections } from '../http/limit-connections.ts';
+import { startHttpServer, stopHttpServer } from '../http/http-server.ts';
 import { KeyLimiter } from '../keys/key-limiter.ts';
 import { setUpstreamLimits, type UpstreamLimits } from '../providers/upstream-limits.ts';
 import { ManagementService } from '../management/management-service.ts';
@@ -29,7 +28,7 @@ import { closeTokenCounter } from '../tokens/count-tokens.ts';
 import type { PatchbayDatabase } from '../usage/open-database.ts';
 import type { UsageStore } from '../usage/usage-store.ts';
 import type { KeyStore } from '../keys/key-store.ts';
-import { openStores } from './open-stores.ts';
+import { openStorage } from './open-storage.ts';
 import type { Stores } from '../stores/stores.ts';
 import { EventHub } from '../events/event-hub.ts';
 import { connectEvents } from '../events/connect-events.ts';
@@ -121,35 +120,23 @@ export async function createPatchbay(options: PatchbayOptions): Promise<Patchbay
 }
 
 async function startPatchbay(options: PatchbayOptions, log: (message: string) => void, fileConfig: PatchbayConfig, lock: DataDirLock, fileSecrets: Record<string, string> | null): Promise<Patchbay> {
-  let config = fileConfig;
   const permissionsNotice = tightenPermissions(options.dataDir);
   if (permissionsNotice) log(permissionsNotice);
-  const host = options.host ?? config.host;
+  const host = options.host ?? fileConfig.host;
   setUpstreamLimits(options.limits);
   const events = new EventHub();
-  const stores = await openStores({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, log, events });
   const configPath = options.configPath ?? join(options.dataDir, 'config.json');
-  // A team's replicas share the config the dashboard changes, the dashboard's sessions and the live events.
-  const team = stores.postgres
-    ? (await import('../postgres/open-postgres-settings.ts')).openPostgresSettings({
-        ...stores.postgres,
-        configPath,
-        fileRaw: readConfigFile(configPath, { required: options.configPath !== undefined }),
-        hub: events,
-        sessions: { now: options.dashboard?.now },
-        log,
-      })
-    : null;
-  const configStore: ConfigStore = team?.config ?? new FileConfigStore(configPath, config);
-  try {
-    const settings = await configStore.load();
-    config = settings.config;
-    config.paused = settings.paused;
-  } catch (error) {
-    await team?.close();
-    await stores.close();
-    throw error;
-  }
+  const storage = await openStorage({
+    dataDir: options.dataDir,
+    databaseUrl: options.databaseUrl,
+    configPath,
+    configRequired: options.configPath !== undefined,
+    fileConfig,
+    events,
+    now: options.dashboard?.now,
+    log,
+  });
+  const { stores, team, configStore, config } = storage;
   const { keys, usage } = stores;
   // The secrets file's variables, under the environment's (a variable set in the environment wins, as with dotenv).
   const secrets = new KeychainSecretStore({ ...fileSecrets, ...(options.env ?? process.env) }, options.keychainService);
@@ -203,8 +190,7 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
   try {
     await team?.start();
   } catch (error) {
-    await team?.close();
-    await stores.close();
+    await storage.close();
     throw error;
   }
   const activeUsage: typeof usage = {
@@ -221,28 +207,14 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
 
   const firstKey = (await keys.createIfNone({ name: 'default' }))?.secret ?? null;
 
-  // Slowloris bounds: headers and request bodies must arrive in seconds (Node's defaults allow a
-  // minute or more), and open connections are capped (near the cap, the slowest header senders go first).
-  // requestTimeout covers receiving the request only, so long answers and streams are not cut.
-  const server: Server = createServer(
-    { keepAliveTimeout: 65_000, noDelay: true, headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs) },
-    listener,
-  );
-  limitConnections(server, config.maxConnections);
+  let server: Server;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port ?? config.port, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    server = await startHttpServer(listener, config, { port: options.port ?? config.port, host });
   } catch (error) {
     // Not listening (the port is taken, say): release what was opened, so a caller that retries
     // on another port (the desktop app) holds one database and one writer thread, not two.
     events.close();
-    await team?.close();
-    await stores.close();
+    await storage.close();
     await closeTokenCounter();
     throw error;
   }
@@ -285,28 +257,18 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
     },
     signInLink: async () => `${url}/ui/#code=${(await sessions.createCode()).code}`,
     close() {
-      closing ??= new Promise<void>((resolve) => {
-        // Keep-alive connections become idle as their last response ends: close them as they do,
-        // and give in-flight requests (long streams included) up to the grace period.
-        const sweep = setInterval(() => server.closeIdleConnections(), 50);
-        const deadline = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
+      closing ??= (async () => {
         rmSync(serverFile, { force: true });
         unannounce();
         idleMemory.close();
         events.close();
-        server.close(async () => {
-          clearInterval(sweep);
-          clearTimeout(deadline);
-          // Requests cut at the deadline still finish their bookkeeping: wait for it, then save.
-          await drain();
-          await team?.close();
-          await stores.close();
-          await closeTokenCounter();
-          lock.release();
-          resolve();
-        });
-        server.closeIdleConnections();
-      });
+        await stopHttpServer(server, options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
+        // Requests cut at the deadline still finish their bookkeeping: wait for it, then save.
+        await drain();
+        await storage.close();
+        await closeTokenCounter();
+        lock.release();
+      })();
       return closing;
     },
   };
