@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { createPatchbay } from '../core/app/create-patchbay.ts';
 import { startOfMonth } from '../core/keys/key-limiter.ts';
 import { KeyStore } from '../core/keys/key-store.ts';
-import { openDatabase } from '../core/usage/open-database.ts';
+import { openDatabase } from '../core/sqlite/open-database.ts';
 import { UsageBatchWriter, toRowValues, type RowValues } from '../core/usage/usage-batch-writer.ts';
 import { generateUsageRows } from '../test/helpers/generate-usage-rows.ts';
 

@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { openDatabase } from '../core/usage/open-database.ts';
+import { openDatabase } from '../core/sqlite/open-database.ts';
 import { UsageBatchWriter, toRowValues, type RowValues } from '../core/usage/usage-batch-writer.ts';
 import type { UsageRecord } from '../core/usage/usage-store.ts';
 

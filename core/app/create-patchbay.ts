@@ -25,7 +25,7 @@ import { seedHealth } from '../routing/seed-health.ts';
 import { KeychainSecretStore } from '../secrets/keychain-secret-store.ts';
 import { readSecretsFile } from '../secrets/read-secrets-file.ts';
 import { closeTokenCounter } from '../tokens/count-tokens.ts';
-import type { PatchbayDatabase } from '../usage/open-database.ts';
+import type { PatchbayDatabase } from '../sqlite/open-database.ts';
 import type { UsageStore } from '../usage/usage-store.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import { openStorage } from './open-storage.ts';

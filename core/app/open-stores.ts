@@ -2,7 +2,7 @@ import type { EventHub } from '../events/event-hub.ts';
 import { MemoryBudgetLedger } from '../keys/budget-ledger.ts';
 import { KeyStore } from '../keys/key-store.ts';
 import { SqliteKeyBackend } from '../keys/sqlite-key-backend.ts';
-import { openDatabase } from '../usage/open-database.ts';
+import { openDatabase } from '../sqlite/open-database.ts';
 import { SqliteUsageReader } from '../usage/sqlite-usage-reader.ts';
 import { UsageStore } from '../usage/usage-store.ts';
 import type { Stores } from '../stores/stores.ts';

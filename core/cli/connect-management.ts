@@ -13,7 +13,7 @@ import { ManagementService } from '../management/management-service.ts';
 import { validateBody } from '../http/validate-body.ts';
 import { HealthTracker } from '../routing/health-tracker.ts';
 import { KeychainSecretStore } from '../secrets/keychain-secret-store.ts';
-import { openDatabase } from '../usage/open-database.ts';
+import { openDatabase } from '../sqlite/open-database.ts';
 import { UsageStore } from '../usage/usage-store.ts';
 import { SqliteUsageReader } from '../usage/sqlite-usage-reader.ts';
 import { SqliteKeyBackend } from '../keys/sqlite-key-backend.ts';

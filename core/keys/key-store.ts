@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { PatchbayDatabase } from '../usage/open-database.ts';
+import type { PatchbayDatabase } from '../sqlite/open-database.ts';
 
 export interface ApiKeyRecord {
   id: string;

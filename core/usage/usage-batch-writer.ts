@@ -1,4 +1,4 @@
-import type { PatchbayDatabase } from './open-database.ts';
+import type { PatchbayDatabase } from '../sqlite/open-database.ts';
 import { prepareRollups } from './usage-rollups.ts';
 import type { UsageRecord } from './usage-store.ts';
 

@@ -1,4 +1,4 @@
-import type { PatchbayDatabase } from './open-database.ts';
+import type { PatchbayDatabase } from '../sqlite/open-database.ts';
 import { bucketUpperBound, type UsageRange } from './usage-queries.ts';
 
 export type BreakdownGroup = 'model' | 'provider' | 'key';

@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import type { PatchbayDatabase } from './open-database.ts';
+import type { PatchbayDatabase } from '../sqlite/open-database.ts';
 import { usageBreakdown, type BreakdownGroup, type UsageBreakdown } from './usage-breakdown.ts';
 import { parseAdjustments, storedToRequestRow, type StoredUsageRow } from './to-request-row.ts';
 import type { AttemptReport } from '../errors/provider-error.ts';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { AttemptReport } from '../errors/provider-error.ts';
-import type { PatchbayDatabase } from './open-database.ts';
+import type { PatchbayDatabase } from '../sqlite/open-database.ts';
 import { UsageBatchWriter, rowsFromJson, rowsToJson, toRowValues, usageWriters, type ContentEntry, type RowsJson, type RowValues } from './usage-batch-writer.ts';
 import type { WriterMessage, WriterThreadData } from './usage-writer-thread.ts';
 import type { EventHub } from '../events/event-hub.ts';

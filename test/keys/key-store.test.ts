@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KeyStore } from '../../core/keys/key-store.ts';
-import { openDatabase, type PatchbayDatabase } from '../../core/usage/open-database.ts';
+import { openDatabase, type PatchbayDatabase } from '../../core/sqlite/open-database.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

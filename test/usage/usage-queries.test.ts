@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyStore } from '../../core/keys/key-store.ts';
-import { openDatabase, type PatchbayDatabase } from '../../core/usage/open-database.ts';
+import { openDatabase, type PatchbayDatabase } from '../../core/sqlite/open-database.ts';
 import { UsageStore } from '../../core/usage/usage-store.ts';
 import { generateUsageRows } from '../helpers/generate-usage-rows.ts';
 

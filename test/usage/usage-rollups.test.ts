@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type PatchbayDatabase } from '../../core/usage/open-database.ts';
+import { openDatabase, type PatchbayDatabase } from '../../core/sqlite/open-database.ts';
 import { UsageBatchWriter, toRowValues, type RowValues } from '../../core/usage/usage-batch-writer.ts';
 import { UsageQueries } from '../../core/usage/usage-queries.ts';
 import type { UsageRecord } from '../../core/usage/usage-store.ts';

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HealthTracker } from '../../core/routing/health-tracker.ts';
 import { seedHealth } from '../../core/routing/seed-health.ts';
 import { SqliteUsageReader } from '../../core/usage/sqlite-usage-reader.ts';
-import { openDatabase } from '../../core/usage/open-database.ts';
+import { openDatabase } from '../../core/sqlite/open-database.ts';
 import { UsageStore, type UsageRecord } from '../../core/usage/usage-store.ts';
 
 const row = (overrides: Partial<UsageRecord> = {}): UsageRecord => ({

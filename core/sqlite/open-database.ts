@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { BREAKDOWN_ROLLUPS } from './usage-rollups.ts';
+import { BREAKDOWN_ROLLUPS } from './breakdown-rollups.ts';
 
 export type PatchbayDatabase = Database.Database;
 
@@ -135,7 +135,7 @@ const MIGRATIONS: string[] = [
   // The usage writer's CPU per row had gone from 8 to 43 µs (bench/writer-cost.ts, batches of 500),
   // taken beside the request thread on a 2-core machine: /v1 lost 17 % of its throughput at 16 in
   // flight. Most of it was the trigger's five UPSERTs per row: the rollups are now added once per
-  // batch, one grouped UPSERT per table, in the batch's transaction (usage-rollups.ts). The indexes
+  // batch, one grouped UPSERT per table, in the batch's transaction (core/usage/usage-rollups.ts). The indexes
   // stay: without (status, ts) a status no row has scans the whole range (320 ms on 1M rows), and
   // each costs about 1 µs per row.
   `DROP TRIGGER usage_rollups;`,
