@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openDatabase } from '../core/sqlite/open-database.ts';
 import { UsageBatchWriter, toRowValues, type RowValues } from '../core/usage/usage-batch-writer.ts';
-import type { UsageRecord } from '../core/usage/usage-store.ts';
+import type { UsageRecord } from '../core/usage/usage-record.ts';
 
 const { values } = parseArgs({ options: { prefill: { type: 'string', default: '200000' }, rows: { type: 'string', default: '20000' }, batches: { type: 'string', default: '1,50,500' }, 'cache-kib': { type: 'string' } } });
 const dataDir = mkdtempSync(join(tmpdir(), 'patchbay-writer-cost-'));

@@ -10,7 +10,7 @@
 //   saved no more CPU and cost 30 MB.
 //   V8 applies it to every isolate, over a Worker's own resourceLimits: the usage writer thread
 //   would grow its young generation to 8 MB too, so UsageStore sets 1 MB while that thread starts
-//   (core/usage/usage-store.ts, withSemiSpace).
+//   (core/usage/start-writer-thread.ts, withSemiSpace).
 // --heap-growing-percent=50: after a full GC the old generation may grow by half of what is live
 //   before the next one, not by V8's default factor (up to 4x on a large machine). The live heap
 //   of a busy router is ~30 MB, yet at 256 in flight the default let the old generation reach

@@ -1,4 +1,5 @@
-import { currentMonth, monthRange, USAGE_GROUPS } from '../usage/usage-store.ts';
+import { currentMonth, monthRange } from '../usage/month-range.ts';
+import { USAGE_GROUPS } from '../usage/usage-backend.ts';
 import { connectManagement, type Management } from './connect-management.ts';
 import type { SessionAgent } from '../usage/usage-views.ts';
 import { formatTable } from './format-table.ts';

@@ -17,13 +17,13 @@ import { DEFAULT_KEY_LABEL, type KeychainSecretStore } from '../secrets/keychain
 import type { KeyHealthView } from '../secrets/key-ring.ts';
 import type { KeyOrder } from '../config/config-schema.ts';
 import { startOfMonth, type KeyLimiter } from '../keys/key-limiter.ts';
-import { currentMonth, monthRange, type UsageGroup } from '../usage/usage-store.ts';
-import type { UsageReader } from '../usage/usage-backend.ts';
+import { currentMonth, monthRange } from '../usage/month-range.ts';
+import type { UsageGroup, UsageRange, UsageReader } from '../usage/usage-backend.ts';
 import type { ExplainRouteInput, KeySettingsInput, NewProviderInput, ProviderSettingsInput, RoutingSettingsInput, UsageLogQuery, UsageRangeQuery } from './management-schemas.ts';
-import { decodeCursor, type UsageRange } from '../usage/usage-queries.ts';
+import { decodeCursor } from '../usage/log-cursor.ts';
 import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, SessionPage, UsageSeries, UsageTotals } from '../usage/usage-views.ts';
 import { toCsv } from './to-csv.ts';
-import type { BreakdownGroup, UsageBreakdown } from '../usage/usage-breakdown.ts';
+import type { BreakdownGroup, UsageBreakdown } from '../usage/usage-views.ts';
 import type { EventHub, EventListener } from '../events/event-hub.ts';
 
 export interface KeyView {

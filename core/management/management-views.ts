@@ -2,4 +2,4 @@
 export type { AttemptView, LatencyRow, RequestLogPage, RequestRow, SeriesPoint, SessionAgent, SessionPage, SessionRow, UsageSeries, UsageTotals } from '../usage/usage-views.ts';
 export type { BreakerEvent, KeyCapEvent, PatchbayEvents } from '../events/event-hub.ts';
 export type { ProviderStatus } from './management-service.ts';
-export type { BreakdownRow, UsageBreakdown } from '../usage/usage-breakdown.ts';
+export type { BreakdownRow, UsageBreakdown } from '../usage/usage-views.ts';

@@ -1,23 +1,13 @@
 import type pg from 'pg';
 import type { AttemptReport } from '../errors/provider-error.ts';
-import { storedToRequestRow, type StoredUsageRow } from '../usage/to-request-row.ts';
-import type { GroupTotalsRow, RecentAttempts } from '../usage/usage-backend.ts';
-import type { UsageGroup } from '../usage/usage-store.ts';
-import { breakdownDays, breakdownKind, foldBreakdown, type BreakdownGroup, type BreakdownRollupRow, type FailedAttemptsRow, type UsageBreakdown } from '../usage/usage-breakdown.ts';
-import {
-  encodeCursor,
-  modelMatches,
-  ROW_COLUMNS,
-  sessionDays,
-  toExportRow,
-  toLatencyRows,
-  toSessionPage,
-  type LogFilter,
-  type SessionAgentRow,
-  type SessionListRow,
-  type UsageRange,
-} from '../usage/usage-queries.ts';
-import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, SessionPage, UsageSeries, UsageTotals } from '../usage/usage-views.ts';
+import { storedToRequestRow, toExportRow, type StoredUsageRow } from '../usage/to-request-row.ts';
+import type { GroupTotalsRow, LogFilter, RecentAttempts, UsageGroup, UsageRange } from '../usage/usage-backend.ts';
+import { breakdownDays, breakdownKind, foldBreakdown, type BreakdownRollupRow, type FailedAttemptsRow } from '../usage/usage-breakdown.ts';
+import { toLatencyRows } from '../usage/latency-percentiles.ts';
+import { encodeCursor } from '../usage/log-cursor.ts';
+import { modelMatches, ROW_COLUMNS } from '../usage/request-log-sql.ts';
+import { sessionDays, toSessionPage, type SessionAgentRow, type SessionListRow } from '../usage/session-page.ts';
+import type { BreakdownGroup, LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, SessionPage, UsageBreakdown, UsageSeries, UsageTotals } from '../usage/usage-views.ts';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;

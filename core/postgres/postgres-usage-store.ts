@@ -1,9 +1,8 @@
 import type pg from 'pg';
 import type { EventHub } from '../events/event-hub.ts';
 import { recordToRequestRow } from '../usage/to-request-row.ts';
-import type { UsageSink } from '../usage/usage-backend.ts';
-import type { ContentEntry } from '../usage/usage-batch-writer.ts';
-import { USAGE_FLUSH_INTERVAL_MS, type UsageRecord } from '../usage/usage-store.ts';
+import { USAGE_FLUSH_INTERVAL_MS, type UsageSink } from '../usage/usage-backend.ts';
+import type { ContentEntry, UsageRecord } from '../usage/usage-record.ts';
 import { BREAKDOWN_ROLLUPS_FROM, latencyInto, sessionsInto, sumsInto } from './postgres-usage-rollups.ts';
 
 const BATCH = 500;

@@ -1,8 +1,6 @@
-import type { BreakdownGroup, UsageBreakdown } from './usage-breakdown.ts';
-import type { GroupTotalsRow, RecentAttempts, UsageReader } from './usage-backend.ts';
-import type { LogFilter, UsageRange } from './usage-queries.ts';
-import type { UsageGroup, UsageStore } from './usage-store.ts';
-import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, SessionPage, UsageSeries, UsageTotals } from './usage-views.ts';
+import type { GroupTotalsRow, LogFilter, RecentAttempts, UsageGroup, UsageRange, UsageReader } from './usage-backend.ts';
+import type { UsageStore } from './usage-store.ts';
+import type { BreakdownGroup, LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, SessionPage, UsageBreakdown, UsageSeries, UsageTotals } from './usage-views.ts';
 
 /**
  * SQLite's UsageReader: each read first waits, without blocking the event loop, for the writer

@@ -1,5 +1,5 @@
 import type { AdjustmentsRecord } from '../protocols/neutral/adjustments.ts';
-import type { UsageRecord } from './usage-store.ts';
+import type { UsageRecord } from './usage-record.ts';
 import type { AttemptView, RequestRow } from './usage-views.ts';
 
 /** A row of the usage table as SQLite returns it, with the key's name joined in. */
@@ -42,6 +42,11 @@ export interface StoredUsageRow {
 /** The row's adjustments column (JSON text or NULL) as the API answers it. */
 export function parseAdjustments(text: string | null | undefined): AdjustmentsRecord | null {
   return text ? (JSON.parse(text) as AdjustmentsRecord) : null;
+}
+
+/** A usage row as the export and `patchbay usage requests` give it: every column, stream as a boolean, attempts and adjustments parsed. */
+export function toExportRow(row: Record<string, unknown>): Record<string, unknown> {
+  return { ...row, stream: row.stream === 1, attempts: JSON.parse(row.attempts as string), adjustments: parseAdjustments(row.adjustments as string | null) };
 }
 
 export function storedToRequestRow(row: StoredUsageRow): RequestRow {

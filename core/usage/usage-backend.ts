@@ -1,14 +1,71 @@
-import type { BreakdownGroup, UsageBreakdown } from './usage-breakdown.ts';
 // The usage store as the rest of Patchbay sees it: a sink on the request path (record is
 // synchronous and cheap; rows are committed in batches off the request path) and a reader with
 // asynchronous reads for the dashboard, the CLI and the caps. SQLite (UsageStore +
 // SqliteUsageReader) and PostgreSQL (PostgresUsageStore) implement both; one contract suite
 // (test/stores/store-contract.ts) runs against each.
 import type { AttemptReport } from '../errors/provider-error.ts';
-import type { ContentEntry } from './usage-batch-writer.ts';
-import type { LogFilter, UsageRange } from './usage-queries.ts';
-import type { UsageGroup, UsageRecord, UsageTotalsRow } from './usage-store.ts';
-import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, SessionPage, UsageSeries, UsageTotals } from './usage-views.ts';
+import type { ContentEntry, UsageRecord } from './usage-record.ts';
+import type { BreakdownGroup, LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, SessionPage, UsageBreakdown, UsageSeries, UsageTotals } from './usage-views.ts';
+
+/** How often queued rows are committed. A kill -9 loses at most the rows queued in this window. */
+export const USAGE_FLUSH_INTERVAL_MS = 50;
+
+/** Instants in ms, `to` exclusive; both on whole UTC days (the API takes whole days). */
+export interface UsageRange {
+  from: number;
+  to: number;
+}
+
+export interface LogFilter {
+  /** ok: status below 400; error: 400 and above; a number: that status. */
+  status?: 'ok' | 'error' | number;
+  model?: string;
+  provider?: string;
+  keyId?: string;
+  /** One session's requests (its id as the client sent it). */
+  session?: string;
+}
+
+/** What `patchbay usage --by` and GET /api/usage/summary group by. */
+export const USAGE_GROUPS = ['model', 'provider', 'provider-key', 'key', 'day'] as const;
+export type UsageGroup = (typeof USAGE_GROUPS)[number];
+
+export interface UsageTotalsRow {
+  provider: string | null;
+  model: string | null;
+  requests: number;
+  errors: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
+  cost_usd: number;
+}
+
+export type GroupTotalsRow = Omit<UsageTotalsRow, 'provider' | 'model'> & { group: string | null };
+
+export interface RecentAttempts {
+  ts: number;
+  stream: boolean;
+  attempts: AttemptReport[];
+}
+
+/**
+ * Told each row as it is recorded (the live `request` event; the event hub is one): a store checks
+ * `listening` first, so with nobody listening no row is built.
+ */
+export interface RequestRowListener {
+  readonly listening: boolean;
+  emit(name: 'request', row: RequestRow): void;
+}
+
+/** Where a store sends each recorded row, with the key's name for display. */
+export interface RequestEvents {
+  hub: RequestRowListener;
+  keyName: (keyId: string) => string | null;
+}
 
 export interface UsageSink {
   /** Queues one request's row (and tells the live events); never waits for the database. */
@@ -19,14 +76,6 @@ export interface UsageSink {
   flushAsync(): Promise<void>;
   /** Commits what is queued and releases the connection(s). */
   close(): Promise<void>;
-}
-
-export type GroupTotalsRow = Omit<UsageTotalsRow, 'provider' | 'model'> & { group: string | null };
-
-export interface RecentAttempts {
-  ts: number;
-  stream: boolean;
-  attempts: AttemptReport[];
 }
 
 /** Every read sees the rows recorded (by this process) before it was called. */

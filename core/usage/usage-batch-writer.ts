@@ -1,6 +1,6 @@
 import type { PatchbayDatabase } from '../sqlite/open-database.ts';
 import { prepareRollups } from './usage-rollups.ts';
-import type { UsageRecord } from './usage-store.ts';
+import type { ContentEntry, UsageRecord } from './usage-record.ts';
 
 /** One usage row as the INSERT takes it: 34 values in column order (attempts as JSON text). */
 export type RowValues = (string | number | null)[];
@@ -26,13 +26,6 @@ export function rowsFromJson(parts: RowsJson): RowValues[] {
   return parts.length === 1 ? (JSON.parse(parts[0]) as RowValues[]) : parts.flatMap((part) => JSON.parse(part) as RowValues[]);
 }
 
-export interface ContentEntry {
-  requestId: string;
-  ts: number;
-  request: string;
-  response: string | null;
-}
-
 const COLUMNS = `ts, request_id, key_id, endpoint, requested_model, provider, model, strategy, status, error_type,
   stream, prompt_tokens, completion_tokens, total_tokens, input_price, output_price, cost_usd, latency_ms, first_byte_ms, attempts, route_reason,
   cache_read_tokens, cache_write_5m_tokens, cache_write_1h_tokens, reasoning_tokens, adjustments, provider_key,
@@ -43,7 +36,7 @@ const MAX_PENDING_ROWS = 100_000;
 
 /**
  * usage_writers: the last batch each usage writer thread committed, written in the same transaction
- * as its rows (see UsageStore). The thread records and removes its row; the server reads it when the
+ * as its rows (see UsageWriteQueue). The thread records and removes its row; the server reads it when the
  * thread died, and removes it then.
  */
 export const usageWriters = {

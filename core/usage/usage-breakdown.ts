@@ -1,35 +1,7 @@
 import type { PatchbayDatabase } from '../sqlite/open-database.ts';
-import { bucketUpperBound, type UsageRange } from './usage-queries.ts';
-
-export type BreakdownGroup = 'model' | 'provider' | 'key';
-
-/** One line of the Usage page's tables: a model, provider or key over the chosen range. */
-export interface BreakdownRow {
-  /** "provider/model", the provider, or the key id; null for requests refused before any provider was tried (or, per key, sent without one). */
-  group: string | null;
-  /** The key's name (grouped by key; null otherwise or for requests without a key). */
-  key_name: string | null;
-  /** Requests it answered (refused ones, for the null group). */
-  requests: number;
-  /**
-   * Per model and provider: its failed attempts, those a fallback rescued included. Per key, and for
-   * requests refused before routing: failed requests.
-   */
-  errors: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  /** The part of prompt_tokens read from the provider's prompt cache. */
-  cache_read_tokens: number;
-  cost_usd: number;
-  /** Over successful requests, from a log-scale histogram (exact to one bucket, ~9 %); null without one. */
-  p50_ms: number | null;
-  p95_ms: number | null;
-}
-
-export interface UsageBreakdown {
-  group_by: BreakdownGroup;
-  data: BreakdownRow[];
-}
+import { bucketUpperBound } from './latency-percentiles.ts';
+import type { UsageRange } from './usage-backend.ts';
+import type { BreakdownGroup, BreakdownRow, UsageBreakdown } from './usage-views.ts';
 
 const DAY_MS = 86_400_000;
 

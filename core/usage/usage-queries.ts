@@ -1,89 +1,22 @@
 import type { Statement } from 'better-sqlite3';
 import type { PatchbayDatabase } from '../sqlite/open-database.ts';
-import { usageBreakdown, type BreakdownGroup, type UsageBreakdown } from './usage-breakdown.ts';
-import { parseAdjustments, storedToRequestRow, type StoredUsageRow } from './to-request-row.ts';
+import { usageBreakdown } from './usage-breakdown.ts';
+import { storedToRequestRow, toExportRow, type StoredUsageRow } from './to-request-row.ts';
 import type { AttemptReport } from '../errors/provider-error.ts';
-import type { GroupTotalsRow, RecentAttempts } from './usage-backend.ts';
-import type { UsageGroup } from './usage-store.ts';
-import type { LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, SessionAgent, SessionPage, SessionRow, UsageSeries, UsageTotals } from './usage-views.ts';
+import type { GroupTotalsRow, LogFilter, RecentAttempts, UsageGroup, UsageRange } from './usage-backend.ts';
+import { toLatencyRows } from './latency-percentiles.ts';
+import { encodeCursor } from './log-cursor.ts';
+import { modelMatches, ROW_COLUMNS } from './request-log-sql.ts';
+import { sessionDays, toSessionPage, type SessionAgentRow, type SessionListRow } from './session-page.ts';
+import type { BreakdownGroup, LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, SessionPage, UsageBreakdown, UsageSeries, UsageTotals } from './usage-views.ts';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
-/** Latency histogram buckets per doubling (see the migration that creates usage_latency_daily). */
-const BUCKETS_PER_DOUBLING = 8;
-
-/** Instants in ms, `to` exclusive; both on whole UTC days (the API takes whole days). */
-export interface UsageRange {
-  from: number;
-  to: number;
-}
-
-export interface LogFilter {
-  /** ok: status below 400; error: 400 and above; a number: that status. */
-  status?: 'ok' | 'error' | number;
-  model?: string;
-  provider?: string;
-  keyId?: string;
-  /** One session's requests (its id as the client sent it). */
-  session?: string;
-}
 
 const SUMS = `coalesce(sum(requests), 0) AS requests, coalesce(sum(errors), 0) AS errors, coalesce(sum(prompt_tokens), 0) AS prompt_tokens,
   coalesce(sum(completion_tokens), 0) AS completion_tokens, coalesce(sum(total_tokens), 0) AS total_tokens, coalesce(sum(cost_usd), 0) AS cost_usd`;
-/** A request's columns as the request log and detail read them (the same SQL on both backends). */
-export const ROW_COLUMNS = `u.ts, u.id, u.request_id, u.key_id, k.name AS key_name, u.endpoint, u.requested_model, u.provider, u.model, u.strategy, u.status,
-  u.error_type, u.stream, u.prompt_tokens, u.completion_tokens, u.total_tokens, u.cache_read_tokens, u.cache_write_5m_tokens, u.cache_write_1h_tokens, u.reasoning_tokens, u.cost_usd, u.latency_ms, u.first_byte_ms, u.route_reason, u.attempts, u.adjustments, u.provider_key,
-  u.session_id, u.session_source, u.agent_id, u.parent_agent_id, u.cache_saved_usd, u.error_message, u.fallback`;
-
-/** The cursor is opaque to clients: the last row's ts and id, so rows with equal ts page correctly. */
-export function encodeCursor(ts: number, id: number): string {
-  return Buffer.from(`${ts}.${id}`).toString('base64url');
-}
-
-export function decodeCursor(cursor: string): { ts: number; id: number } | null {
-  const match = /^(\d+)\.(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString());
-  return match ? { ts: Number(match[1]), id: Number(match[2]) } : null;
-}
-
-/** The latency a histogram bucket reports: its upper bound, so a percentile is never understated. */
-/** Per day and provider: the request and error counts joined with the p50/p95 latency buckets (both backends compute these two lists in SQL). */
-export function toLatencyRows(
-  counts: { day: number; provider: string; requests: number; errors: number }[],
-  percentiles: { day: number; provider: string; p50: number; p95: number }[],
-): LatencyRow[] {
-  const byDayProvider = new Map(percentiles.map((row) => [`${row.day}|${row.provider}`, row]));
-  return counts.map((row) => {
-    const p = byDayProvider.get(`${row.day}|${row.provider}`);
-    return {
-      day: new Date(row.day * DAY_MS).toISOString().slice(0, 10),
-      provider: row.provider,
-      requests: row.requests,
-      errors: row.errors,
-      error_rate: row.requests ? row.errors / row.requests : 0,
-      p50_ms: p ? bucketUpperBound(p.p50) : null,
-      p95_ms: p ? bucketUpperBound(p.p95) : null,
-    };
-  });
-}
-
-export function bucketUpperBound(bucket: number): number {
-  return Math.round(2 ** (bucket / BUCKETS_PER_DOUBLING) * 100) / 100;
-}
 
 const emptyToNull = (value: string): string | null => (value === '' ? null : value);
-
-/**
- * The request log's model filter in both dialects (`p` the parameter): the name a user knows, i.e.
- * the alias or id the client asked for, the provider's own model id, or provider/model. A
- * `:strategy` suffix on the asked-for name (llama-3.3-70b:cost) still matches the plain name.
- */
-export const modelMatches = (p: string): string =>
-  `(u.model = ${p} OR u.requested_model = ${p} OR substr(u.requested_model, 1, length(${p}) + 1) = ${p} || ':' OR (u.provider || '/' || u.model) = ${p})`;
-
-/** A usage row as the export and `patchbay usage requests` give it: every column, stream as a boolean, attempts and adjustments parsed. */
-export function toExportRow(row: Record<string, unknown>): Record<string, unknown> {
-  return { ...row, stream: row.stream === 1, attempts: JSON.parse(row.attempts as string), adjustments: parseAdjustments(row.adjustments as string | null) };
-}
 
 /**
  * The dashboard's usage queries. Totals, series and latency read the rollup tables (one row per
@@ -306,57 +239,3 @@ export class UsageQueries {
   }
 }
 
-/** A session's line as both backends' list query returns it (models and providers comma-joined). */
-export type SessionListRow = Omit<SessionRow, 'first_ts' | 'last_ts' | 'models' | 'providers' | 'agents'> & { first: number; last: number; models: string | null; providers: string | null };
-/** An agent's sums within a session, from the usage_sessions rollup. */
-export type SessionAgentRow = { session_id: string; agent_id: string; parent: string; first: number; last: number } & Omit<SessionAgent, 'agent_id' | 'parent_agent_id' | 'subagents' | 'first_ts' | 'last_ts'>;
-
-/** The sessions range in whole UTC days (the rollup's unit). */
-export function sessionDays(range: UsageRange): { fromDay: number; toDay: number } {
-  return { fromDay: Math.floor(range.from / DAY_MS), toDay: Math.ceil(range.to / DAY_MS) };
-}
-
-/**
- * A page of the Sessions list from the list query's rows (up to limit + 1: one more says there is
- * a next page) and the agents of the sessions shown, each agent nested under its parent.
- */
-export function toSessionPage(rows: SessionListRow[], agentRows: SessionAgentRow[], limit: number): SessionPage {
-  const more = rows.length > limit;
-  const shown = more ? rows.slice(0, limit) : rows;
-  const agents = toAgentTrees(agentRows);
-  const list = (text: string | null) => (text ? text.split(',').filter((v) => v !== '').sort() : []);
-  const last = shown[shown.length - 1];
-  return {
-    data: shown.map(({ first, last: lastTs, models, providers, ...sums }) => ({
-      ...sums,
-      first_ts: new Date(first).toISOString(),
-      last_ts: new Date(lastTs).toISOString(),
-      models: list(models),
-      providers: list(providers),
-      agents: agents.get(sums.session_id) ?? [],
-    })),
-    next_cursor: more ? Buffer.from(`${last.last}.${last.session_id}`).toString('base64url') : null,
-  };
-}
-
-/** The agents of each session as a tree of parent and subagents (rows oldest first). */
-function toAgentTrees(rows: SessionAgentRow[]): Map<string, SessionAgent[]> {
-  const trees = new Map<string, SessionAgent[]>();
-  const bySession = new Map<string, Map<string, SessionAgent>>();
-  for (const { session_id, parent, first, last, ...row } of rows) {
-    const agents = bySession.get(session_id) ?? new Map<string, SessionAgent>();
-    bySession.set(session_id, agents);
-    agents.set(row.agent_id, { ...row, parent_agent_id: parent || null, first_ts: new Date(first).toISOString(), last_ts: new Date(last).toISOString(), subagents: [] });
-  }
-  for (const [session, agents] of bySession) {
-    const roots: SessionAgent[] = [];
-    for (const agent of agents.values()) {
-      const parent = agent.parent_agent_id ? agents.get(agent.parent_agent_id) : undefined;
-      // A parent that sent nothing itself (the main agent often names no id) leaves its subagents at the top.
-      if (parent && parent !== agent) parent.subagents.push(agent);
-      else roots.push(agent);
-    }
-    trees.set(session, roots);
-  }
-  return trees;
-}

@@ -1,12 +1,14 @@
 // The usage writer thread: its own SQLite connection to Patchbay's database, committing the rows
 // the server's main thread sends it. Commits (and WAL checkpoints, which wait for the disk) then
-// never stall a request. Started by UsageStore; see there for the protocol.
+// never stall a request. Started by UsageStore (start-writer-thread.ts); the other end of the
+// protocol is UsageWriteQueue.
 import Database from 'better-sqlite3';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { collectAllGarbage } from '../runtime/collect-all-garbage.ts';
-import { UsageBatchWriter, rowsFromJson, usageWriters, type ContentEntry, type RowsJson } from './usage-batch-writer.ts';
+import { UsageBatchWriter, rowsFromJson, usageWriters, type RowsJson } from './usage-batch-writer.ts';
+import type { ContentEntry } from './usage-record.ts';
 
 export interface WriterThreadData {
   path: string;

@@ -1,4 +1,4 @@
-import type { UsageRecord } from '../../core/usage/usage-store.ts';
+import type { UsageRecord } from '../../core/usage/usage-record.ts';
 
 /** A small deterministic PRNG (mulberry32), so generated databases are the same on every run. */
 function random(seed: number): () => number {

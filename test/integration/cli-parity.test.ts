@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../core/cli/run-cli.ts';
 import { KeychainSecretStore } from '../../core/secrets/keychain-secret-store.ts';
-import type { UsageRecord } from '../../core/usage/usage-store.ts';
+import type { UsageRecord } from '../../core/usage/usage-record.ts';
 import { GroqEmulator } from '../emulators/groq-emulator.ts';
 import { OpenAiEmulator } from '../emulators/openai-emulator.ts';
 import { startPatchbay, type TestPatchbay } from '../helpers/start-patchbay.ts';

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { USAGE_FLUSH_INTERVAL_MS } from '../../core/usage/usage-store.ts';
+import { USAGE_FLUSH_INTERVAL_MS } from '../../core/usage/usage-backend.ts';
 import { OpenAiEmulator } from '../emulators/openai-emulator.ts';
 import { spawnServe, type ServeProcess } from '../helpers/spawn-serve.ts';
 import { startPostgres, type TestPostgres } from '../helpers/start-postgres.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UsageRecord } from '../../core/usage/usage-store.ts';
+import type { UsageRecord } from '../../core/usage/usage-record.ts';
 import { startPatchbay, type TestPatchbay } from '../helpers/start-patchbay.ts';
 
 /** What a session cost, with its subagents, through the API the Sessions page reads. */

@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Stores } from '../../core/stores/stores.ts';
 import type { ApiKeyRecord } from '../../core/keys/key-store.ts';
-import type { UsageRecord } from '../../core/usage/usage-store.ts';
-import type { LogFilter } from '../../core/usage/usage-queries.ts';
+import type { UsageRecord } from '../../core/usage/usage-record.ts';
+import type { LogFilter } from '../../core/usage/usage-backend.ts';
 import type { SessionRow } from '../../core/usage/usage-views.ts';
 import { generateUsageRows } from '../helpers/generate-usage-rows.ts';
 

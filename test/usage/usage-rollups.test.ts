@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type PatchbayDatabase } from '../../core/sqlite/open-database.ts';
 import { UsageBatchWriter, toRowValues, type RowValues } from '../../core/usage/usage-batch-writer.ts';
 import { UsageQueries } from '../../core/usage/usage-queries.ts';
-import type { UsageRecord } from '../../core/usage/usage-store.ts';
+import type { UsageRecord } from '../../core/usage/usage-record.ts';
 
 const DAY = 86_400_000;
 const FROM = Date.UTC(2026, 9, 1);

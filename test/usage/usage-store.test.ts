@@ -8,7 +8,8 @@ import { HealthTracker } from '../../core/routing/health-tracker.ts';
 import { seedHealth } from '../../core/routing/seed-health.ts';
 import { SqliteUsageReader } from '../../core/usage/sqlite-usage-reader.ts';
 import { openDatabase } from '../../core/sqlite/open-database.ts';
-import { UsageStore, type UsageRecord } from '../../core/usage/usage-store.ts';
+import type { UsageRecord } from '../../core/usage/usage-record.ts';
+import { UsageStore } from '../../core/usage/usage-store.ts';
 
 const row = (overrides: Partial<UsageRecord> = {}): UsageRecord => ({
   ts: Date.now(),

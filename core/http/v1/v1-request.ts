@@ -6,7 +6,7 @@ import type { Adjustments } from '../../protocols/neutral/adjustments.ts';
 import { describeRoute, servedByFallback } from '../../routing/describe-route.ts';
 import { createRouteTrace, type RouteTrace } from '../../routing/route-trace.ts';
 import { priceUsage, type TokenCounts } from '../../usage/price-usage.ts';
-import type { UsageRecord } from '../../usage/usage-store.ts';
+import type { UsageRecord } from '../../usage/usage-record.ts';
 import type { SessionIdentity } from './read-session.ts';
 
 export type V1Endpoint = UsageRecord['endpoint'] | 'messages' | 'count_tokens' | 'responses';

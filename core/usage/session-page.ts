@@ -1,0 +1,60 @@
+// The Sessions page from the usage_sessions rollup's rows, which both backends' queries return in the same shape.
+import type { UsageRange } from './usage-backend.ts';
+import type { SessionAgent, SessionPage, SessionRow } from './usage-views.ts';
+
+const DAY_MS = 86_400_000;
+
+/** A session's line as both backends' list query returns it (models and providers comma-joined). */
+export type SessionListRow = Omit<SessionRow, 'first_ts' | 'last_ts' | 'models' | 'providers' | 'agents'> & { first: number; last: number; models: string | null; providers: string | null };
+/** An agent's sums within a session, from the usage_sessions rollup. */
+export type SessionAgentRow = { session_id: string; agent_id: string; parent: string; first: number; last: number } & Omit<SessionAgent, 'agent_id' | 'parent_agent_id' | 'subagents' | 'first_ts' | 'last_ts'>;
+
+/** The sessions range in whole UTC days (the rollup's unit). */
+export function sessionDays(range: UsageRange): { fromDay: number; toDay: number } {
+  return { fromDay: Math.floor(range.from / DAY_MS), toDay: Math.ceil(range.to / DAY_MS) };
+}
+
+/**
+ * A page of the Sessions list from the list query's rows (up to limit + 1: one more says there is
+ * a next page) and the agents of the sessions shown, each agent nested under its parent.
+ */
+export function toSessionPage(rows: SessionListRow[], agentRows: SessionAgentRow[], limit: number): SessionPage {
+  const more = rows.length > limit;
+  const shown = more ? rows.slice(0, limit) : rows;
+  const agents = toAgentTrees(agentRows);
+  const list = (text: string | null) => (text ? text.split(',').filter((v) => v !== '').sort() : []);
+  const last = shown[shown.length - 1];
+  return {
+    data: shown.map(({ first, last: lastTs, models, providers, ...sums }) => ({
+      ...sums,
+      first_ts: new Date(first).toISOString(),
+      last_ts: new Date(lastTs).toISOString(),
+      models: list(models),
+      providers: list(providers),
+      agents: agents.get(sums.session_id) ?? [],
+    })),
+    next_cursor: more ? Buffer.from(`${last.last}.${last.session_id}`).toString('base64url') : null,
+  };
+}
+
+/** The agents of each session as a tree of parent and subagents (rows oldest first). */
+function toAgentTrees(rows: SessionAgentRow[]): Map<string, SessionAgent[]> {
+  const trees = new Map<string, SessionAgent[]>();
+  const bySession = new Map<string, Map<string, SessionAgent>>();
+  for (const { session_id, parent, first, last, ...row } of rows) {
+    const agents = bySession.get(session_id) ?? new Map<string, SessionAgent>();
+    bySession.set(session_id, agents);
+    agents.set(row.agent_id, { ...row, parent_agent_id: parent || null, first_ts: new Date(first).toISOString(), last_ts: new Date(last).toISOString(), subagents: [] });
+  }
+  for (const [session, agents] of bySession) {
+    const roots: SessionAgent[] = [];
+    for (const agent of agents.values()) {
+      const parent = agent.parent_agent_id ? agents.get(agent.parent_agent_id) : undefined;
+      // A parent that sent nothing itself (the main agent often names no id) leaves its subagents at the top.
+      if (parent && parent !== agent) parent.subagents.push(agent);
+      else roots.push(agent);
+    }
+    trees.set(session, roots);
+  }
+  return trees;
+}
