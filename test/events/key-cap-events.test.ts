@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { KeyCapEvent } from '../../core/events/event-hub.ts';
-import { KeyLimiter, type Admission } from '../../core/keys/key-limiter.ts';
+import type { Admission } from '../../core/keys/admission.ts';
+import type { KeyCapEvent } from '../../core/keys/key-cap-event.ts';
+import { KeyLimiter } from '../../core/keys/key-limiter.ts';
 import type { ApiKeyRecord } from '../../core/keys/key-store.ts';
 
 const key = (overrides: Partial<ApiKeyRecord>): ApiKeyRecord =>

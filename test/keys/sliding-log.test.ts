@@ -79,7 +79,7 @@ describe('KeyLimiter month rollover', () => {
     let now = Date.UTC(2026, 0, 31, 23, 59, 59);
     const limiter = new KeyLimiter(() => ({ tokens: 0, usd: 0 }), () => now);
     const key = { id: 'key_1', name: 'k', hint: 'pb-', createdAt: 0, revokedAt: null, expiresAt: null, allowedModels: null, monthlyTokenCap: 1000, monthlyUsdCap: null, rpmLimit: null, tpmLimit: null };
-    const inFlight = limiter.admit(key, { tokens: 600, costUsd: 0 }) as import('../../core/keys/key-limiter.ts').Admission;
+    const inFlight = limiter.admit(key, { tokens: 600, costUsd: 0 }) as import('../../core/keys/admission.ts').Admission;
     now = Date.UTC(2026, 1, 1, 0, 0, 1);
     expect(() => limiter.admit(key, { tokens: 900, costUsd: 0 })).not.toThrow();
     inFlight.settle({ tokens: 600, costUsd: 0 });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Admission } from '../../keys/key-limiter.ts';
+import type { Admission } from '../../keys/admission.ts';
 import type { ApiKeyRecord } from '../../keys/key-store.ts';
 import type { Usage } from '../../providers/provider-adapter.ts';
 import type { Adjustments } from '../../protocols/neutral/adjustments.ts';
