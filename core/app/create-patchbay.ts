@@ -31,7 +31,7 @@ import type { KeyStore } from '../keys/key-store.ts';
 import { openStorage } from './open-storage.ts';
 import type { Stores } from '../stores/stores.ts';
 import { EventHub } from '../events/event-hub.ts';
-import { connectEvents } from '../events/connect-events.ts';
+import { connectEvents } from './connect-events.ts';
 import { readVersion } from '../runtime/read-version.ts';
 
 /** How long a shutdown waits for in-flight requests before cutting them. */

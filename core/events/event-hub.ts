@@ -1,3 +1,4 @@
+import type { KeyCapEvent } from '../keys/key-cap-event.ts';
 import type { RequestRow } from '../usage/usage-views.ts';
 
 export interface BreakerEvent {
@@ -6,17 +7,6 @@ export interface BreakerEvent {
   state: 'open' | 'closed' | 'half_open';
   /** ISO time of the change. */
   at: string;
-}
-
-export interface KeyCapEvent {
-  key_id: string;
-  key_name: string;
-  cap: 'tokens' | 'usd';
-  threshold: 80 | 100;
-  used: number;
-  limit: number;
-  /** YYYY-MM (UTC). */
-  month: string;
 }
 
 /** Every live event the dashboard can receive (GET /api/events), by name. */

@@ -1,4 +1,5 @@
-import type { BreakerEvent, KeyCapEvent } from '../../core/events/event-hub.ts';
+import type { BreakerEvent } from '../../core/events/event-hub.ts';
+import type { KeyCapEvent } from '../../core/keys/key-cap-event.ts';
 import type { LiveEvent } from './tray-state.ts';
 
 /** An OS notification to show. */

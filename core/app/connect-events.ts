@@ -1,6 +1,6 @@
 import type { KeyLimiter } from '../keys/key-limiter.ts';
 import type { HealthTracker } from '../routing/health-tracker.ts';
-import type { EventHub } from './event-hub.ts';
+import type { EventHub } from '../events/event-hub.ts';
 
 /** Sends breaker changes and key cap thresholds to the hub (only built when someone listens). */
 export function connectEvents(hub: EventHub, health: HealthTracker, limiter: KeyLimiter): void {
