@@ -3,7 +3,7 @@ import type { BudgetLedger } from '../keys/budget-ledger.ts';
 import type { KeyBackend } from '../keys/key-backend.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { SharedRateWindows } from '../keys/shared-rate-windows.ts';
-import type { PatchbayDatabase } from '../usage/open-database.ts';
+import type { PatchbayDatabase } from '../sqlite/open-database.ts';
 import type { UsageReader, UsageSink } from '../usage/usage-backend.ts';
 import type { UsageStore } from '../usage/usage-store.ts';
 
