@@ -2,7 +2,7 @@ import type { Patchbay } from '../core/app/create-patchbay.ts';
 import { utcDay } from './model/tray-state.ts';
 import { failingFromStatus, type RouterConnection } from './router-connection.ts';
 
-/** The router the app started itself: direct calls into core's ManagementService and event hub. */
+/** The router the app started itself: direct calls into core's management operations and event hub. */
 export function inProcessConnection(patchbay: Patchbay, dataDir: string): RouterConnection {
   const management = patchbay.management;
   return {

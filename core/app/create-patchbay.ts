@@ -12,7 +12,7 @@ import { HostGuard } from '../http/host-guard.ts';
 import { startHttpServer, stopHttpServer } from '../http/http-server.ts';
 import { KeyLimiter } from '../keys/key-limiter.ts';
 import { setUpstreamLimits, type UpstreamLimits } from '../providers/upstream-limits.ts';
-import { ManagementService } from '../management/management-service.ts';
+import { createManagement, type Management } from '../management/create-management.ts';
 import { HealthTracker } from '../routing/health-tracker.ts';
 import { loadAdminToken } from '../secrets/admin-token.ts';
 import { createRouter } from './create-router.ts';
@@ -84,7 +84,7 @@ export interface Patchbay {
   keys: KeyStore;
   usage: UsageStore;
   health: HealthTracker;
-  management: ManagementService;
+  management: Management;
   /** Live events (request, breaker, key_cap, routing) for GET /api/events. */
   events: EventHub;
   /** The management API's credential (also in DATA_DIR/admin-token). */
@@ -160,7 +160,7 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
     release: () => stores.sqlite?.usage.releaseMemory(),
     log,
   });
-  const management = new ManagementService({
+  const management = createManagement({
     config,
     configPath,
     configStore,

@@ -9,7 +9,7 @@ import { loadConfigFile, readConfigFile } from '../config/load-config.ts';
 import { KeyStore } from '../keys/key-store.ts';
 import { createKeySchema, explainRouteSchema, keySettingsSchema, providerKeyLabelSchema, providerSecretSchema, routingSettingsSchema, usageSessionsQuerySchema } from '../management/management-schemas.ts';
 import { callManagementApi, ManagementApiError } from '../management/call-management-api.ts';
-import { ManagementService } from '../management/management-service.ts';
+import { createManagement, type Management as Service } from '../management/create-management.ts';
 import { validateBody } from '../http/validate-body.ts';
 import { HealthTracker } from '../routing/health-tracker.ts';
 import { KeychainSecretStore } from '../secrets/keychain-secret-store.ts';
@@ -20,7 +20,6 @@ import { SqliteKeyBackend } from '../keys/sqlite-key-backend.ts';
 import { UsageError } from './usage-error.ts';
 import { EventHub } from '../events/event-hub.ts';
 
-type Service = ManagementService;
 type Async<F extends (...args: never[]) => unknown> = (...args: Parameters<F>) => Promise<Awaited<ReturnType<F>>>;
 
 /**
@@ -50,7 +49,7 @@ export interface ManagementConnection {
 
 /**
  * Connects the CLI to the management API of a running Patchbay (found through DATA_DIR/server.json,
- * authenticated with DATA_DIR/admin-token); when none runs, it opens the same ManagementService on
+ * authenticated with DATA_DIR/admin-token); when none runs, it opens the same management operations on
  * the data dir directly. Either way each command runs the one implementation behind /api.
  */
 export async function connectManagement(values: { 'data-dir'?: string; config?: string }, env: NodeJS.ProcessEnv, say?: (message: string) => void): Promise<ManagementConnection> {
@@ -91,7 +90,7 @@ export async function connectManagement(values: { 'data-dir'?: string; config?: 
   const secrets = new KeychainSecretStore(env, env.PATCHBAY_KEYCHAIN_SERVICE || undefined);
   const health = new HealthTracker({ ...config.breaker, windowSize: config.healthWindow.size, windowMs: config.healthWindow.maxAgeMs });
   const { catalog, router } = createRouter(config, secrets, health);
-  const service = new ManagementService({
+  const service = createManagement({
     config,
     configPath,
     configStore: team?.config,
@@ -154,7 +153,7 @@ export async function requestSignInLink(values: { 'data-dir'?: string }, env: No
  * The service called in this process, with each input validated by the schema /api validates it
  * with, so a command's answer (and its mistakes' messages) are the same as through a running server.
  */
-function createLocalManagement(service: ManagementService): Management {
+function createLocalManagement(service: Service): Management {
   return {
     listKeys: async () => service.listKeys(),
     createKey: async (input) => service.createKey(validateBody(createKeySchema, input)),

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { keySettingsSchema } from '../management/management-schemas.ts';
-import type { KeyView } from '../management/management-service.ts';
+import type { KeyView } from '../management/key-view.ts';
 import { commandHelp } from './command-help.ts';
 import { connectManagement } from './connect-management.ts';
 import { formatTable } from './format-table.ts';

@@ -1,6 +1,6 @@
 import { resolveDataDir } from '../config/data-dir.ts';
 import { createPatchbay } from '../app/create-patchbay.ts';
-import type { ProviderView } from '../management/management-service.ts';
+import type { ProviderView } from '../management/provider-view.ts';
 import { parseCommand } from './parse-command.ts';
 import { UsageError } from './usage-error.ts';
 import type { CliIo } from './cli-io.ts';

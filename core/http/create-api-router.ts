@@ -20,7 +20,7 @@ import {
   usageTotalsQuerySchema,
 } from '../management/management-schemas.ts';
 import { serveEvents } from './serve-events.ts';
-import type { ManagementService } from '../management/management-service.ts';
+import type { Management } from '../management/create-management.ts';
 import { clearedSessionCookie, readSessionCookies, SESSION_HEADER, sessionCookie } from './dashboard-sessions.ts';
 import type { DashboardSignIn } from '../stores/dashboard-sign-in.ts';
 import { readJsonBody } from './read-json-body.ts';
@@ -28,7 +28,7 @@ import { renderError } from './render-error.ts';
 import { validateBody } from './validate-body.ts';
 
 export interface ApiDeps {
-  management: ManagementService;
+  management: Management;
   adminToken: string;
   /** Origins allowed to call /api from a browser: Patchbay's own pages. */
   isOwnOrigin: (origin: string, hostHeader: string | undefined) => boolean;

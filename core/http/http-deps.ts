@@ -1,4 +1,4 @@
-import type { ManagementService } from '../management/management-service.ts';
+import type { Management } from '../management/create-management.ts';
 import type { DashboardSignIn } from '../stores/dashboard-sign-in.ts';
 import type { HostGuard } from './host-guard.ts';
 import type { V1Deps } from './v1/create-v1-dispatcher.ts';
@@ -6,7 +6,7 @@ import type { V1Deps } from './v1/create-v1-dispatcher.ts';
 /** What the server's request listener and the Express app it loads are built from. */
 export interface HttpDeps extends V1Deps {
   hostGuard: HostGuard;
-  management: ManagementService;
+  management: Management;
   adminToken: string;
   /** Dashboard sign-in codes and sessions (the other credential /api accepts). */
   sessions: DashboardSignIn;

@@ -1,8 +1,8 @@
 import { launchAsShell, planAgentLaunch } from '../agents/plan-agent-launch.ts';
-import type { Catalog } from '../catalog/load-catalog.ts';
 import type { AgentName, AgentProfiles } from '../config/config-schema.ts';
-import { loadConfigFile, type PatchbayConfig } from '../config/load-config.ts';
+import { loadConfigFile } from '../config/load-config.ts';
 import { listManagedModels } from './list-managed-models.ts';
+import type { ManagementContext } from './management-context.ts';
 
 /** GET /api/agents: one entry per coding agent, for the dashboard's copyable snippets. */
 export interface AgentDescription {
@@ -20,7 +20,8 @@ export interface AgentDescription {
  * own plan). The profiles are read from the config file at each call: `patchbay agents set`
  * writes the file while the server runs.
  */
-export function describeAgents(config: PatchbayConfig, configPath: string, catalog: Catalog, baseUrl: string | null): { data: AgentDescription[] } {
+export function describeAgents(ctx: Pick<ManagementContext, 'config' | 'configPath' | 'catalog' | 'baseUrl'>): { data: AgentDescription[] } {
+  const { config, configPath, catalog, baseUrl } = ctx;
   let profiles: AgentProfiles = config.agents;
   try {
     profiles = loadConfigFile(configPath, { required: false }).agents;

@@ -2,7 +2,7 @@
 // runtime reaches the bundle through this file): the dashboard and the API cannot drift apart.
 // Request bodies are validated with core's zod schemas themselves (management-schemas.ts, a leaf
 // module) where a form needs them.
-import type { ManagementService } from '../../../core/management/management-service.ts';
+import type { Management } from '../../../core/management/create-management.ts';
 import type { NewProviderInput } from '../../../core/management/management-schemas.ts';
 import type { RouteExplanation } from '../../../core/routing/route-plan.ts';
 
@@ -30,20 +30,21 @@ export type {
   UsageSeries,
   UsageTotals,
 } from '../../../core/management/management-views.ts';
-export type { KeyView, ProviderKeyView, ProviderView } from '../../../core/management/management-service.ts';
+export type { KeyView } from '../../../core/management/key-view.ts';
+export type { ProviderKeyView, ProviderView } from '../../../core/management/provider-view.ts';
 export type { ExplainRequest, RouteExplanation, SkipCode } from '../../../core/routing/route-plan.ts';
 export type { ManagedModel } from '../../../core/management/list-managed-models.ts';
 
 /** GET /api/status. */
-export type StatusBody = ReturnType<ManagementService['status']>;
+export type StatusBody = ReturnType<Management['status']>;
 /** GET /api/agents. */
-export type AgentsBody = ReturnType<ManagementService['agents']>;
+export type AgentsBody = ReturnType<Management['agents']>;
 /** GET /api/routing (and PATCH's answer). */
-export type RoutingBody = ReturnType<ManagementService['getRouting']>;
+export type RoutingBody = ReturnType<Management['getRouting']>;
 /** POST /api/providers/:name/test. */
-export type CredentialTestResult = Awaited<ReturnType<ManagementService['testProvider']>>;
+export type CredentialTestResult = Awaited<ReturnType<Management['testProvider']>>;
 /** POST /api/providers/:name/discover. */
-export type DiscoveredModels = Awaited<ReturnType<ManagementService['discoverProviderModels']>>;
+export type DiscoveredModels = Awaited<ReturnType<Management['discoverProviderModels']>>;
 /** One model of a user-defined provider, as POST and PATCH /api/providers take it. */
 export type ProviderModelInput = NonNullable<NewProviderInput['models']>[number];
 /** A candidate of "Which provider now?". */

@@ -1,0 +1,18 @@
+import type { PatchbayConfig } from '../config/load-config.ts';
+
+/** The routing settings as GET /api/routing answers them (and the live event stream tells them). */
+export function routingView(config: PatchbayConfig) {
+  return {
+    strategy: config.strategy,
+    paused: config.paused,
+    weights: config.weights,
+    fallbacks: Object.fromEntries(config.fallbacks),
+    aliases: Object.fromEntries(config.aliases),
+    breaker: config.breaker,
+    max_retry_wait_ms: config.maxRetryWaitMs,
+    connect_timeout_ms: config.connectTimeoutMs,
+    first_byte_timeout_ms: config.firstByteTimeoutMs,
+  };
+}
+
+export type RoutingView = ReturnType<typeof routingView>;
