@@ -1,23 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { ProviderError } from '../errors/provider-error.ts';
 import type { NeutralRequest } from '../protocols/neutral/neutral-request.ts';
-import type { PartStream, StreamPart } from '../protocols/neutral/stream-part.ts';
 import { decodeChatRequest, type DecodedChat } from '../protocols/openai/decode-chat-request.ts';
 import { createAnswerState, encodeChatChunk, encodeChatCompletion, endChatChunks, isAnswerComplete, type AnswerIdentity } from '../protocols/openai/encode-chat-answer.ts';
 import { toOpenAiUsage, type ReportedUsage } from '../protocols/openai/map-usage.ts';
 import type { ChatCompletion, ChatCompletionChunk } from '../protocols/openai/chat-types.ts';
 import type { ChatRequest } from '../protocols/openai/request-schemas.ts';
-import type { JsonReply, StreamReply, UpstreamCall } from './provider-adapter.ts';
+import type { JsonReply, NeutralEntry, StreamReply, UpstreamCall } from './provider-adapter.ts';
 import { refuseNativeOnly } from './refuse-native-only.ts';
 import { limitNeutralMaxTokens } from './limit-max-tokens.ts';
-
-/** An adapter's own entry for the neutral model: it maps a neutral request to its upstream's wire and the answer back to parts. */
-export interface NeutralEntry {
-  /** A streamed answer; resolves once the upstream accepted the request (a refusal up to there is thrown). */
-  stream(request: NeutralRequest, call: UpstreamCall): Promise<PartStream>;
-  /** A whole answer from one non-streamed upstream call, as the parts a stream of it would have. */
-  answer(request: NeutralRequest, call: UpstreamCall): Promise<StreamPart[]>;
-}
 
 /**
  * Decoded once per client request: a fallback's next attempt reuses it (the chat request object is

@@ -2,7 +2,8 @@ import type { ResolvedProvider } from '../config/load-config.ts';
 import { PatchbayError } from '../errors/patchbay-error.ts';
 import { ProviderError } from '../errors/provider-error.ts';
 import { authHeaders } from './auth-headers.ts';
-import { getUpstreamAgent, sendUpstreamForText } from './transport.ts';
+import { sendUpstreamForText } from './send-upstream.ts';
+import { getUpstreamAgent } from './upstream-agent.ts';
 
 export interface DiscoveredModel {
   id: string;

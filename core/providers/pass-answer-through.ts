@@ -2,7 +2,8 @@ import { ProviderError } from '../errors/provider-error.ts';
 import type { JsonReply, Usage } from './provider-adapter.ts';
 import type { CancelSignal } from './cancel-signal.ts';
 import { JsonMemberReader } from './read-json-members.ts';
-import { toTransportError, type UpstreamText } from './transport.ts';
+import { toTransportError } from './transport-error.ts';
+import type { UpstreamText } from './upstream-response.ts';
 
 /**
  * How much of a same-protocol JSON answer is held before the rest is passed through as it

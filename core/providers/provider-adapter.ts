@@ -3,8 +3,9 @@ import type { ResolvedProvider } from '../config/load-config.ts';
 import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../protocols/openai/request-schemas.ts';
 import type { KeyRing } from '../secrets/key-ring.ts';
 import type { CancelSignal } from './cancel-signal.ts';
-import type { NeutralEntry } from './chat-via-neutral.ts';
 import type { Adjustments } from '../protocols/neutral/adjustments.ts';
+import type { NeutralRequest } from '../protocols/neutral/neutral-request.ts';
+import type { PartStream, StreamPart } from '../protocols/neutral/stream-part.ts';
 
 import type { Usage as OpenAiTotals } from '../protocols/openai/chat-types.ts';
 
@@ -69,10 +70,6 @@ export interface StreamReply {
   usage(): Usage | null;
 }
 
-/**
- * One wire protocol. Each method makes one attempt at one endpoint and either answers in
- * OpenAI's format or throws a ProviderError saying whether another endpoint may succeed.
- */
 /** Anthropic Messages in, Anthropic out: the caller's own body forwarded (see anthropic/forward-messages.ts). */
 export interface MessagesPassThrough {
   create(forwarded: { body: string; headers: Record<string, string> }, call: UpstreamCall): Promise<JsonReply>;
@@ -80,6 +77,18 @@ export interface MessagesPassThrough {
   countTokens(forwarded: { body: string; headers: Record<string, string> }, call: UpstreamCall): Promise<JsonReply>;
 }
 
+/** An adapter's own entry for the neutral model: it maps a neutral request to its upstream's wire and the answer back to parts. */
+export interface NeutralEntry {
+  /** A streamed answer; resolves once the upstream accepted the request (a refusal up to there is thrown). */
+  stream(request: NeutralRequest, call: UpstreamCall): Promise<PartStream>;
+  /** A whole answer from one non-streamed upstream call, as the parts a stream of it would have. */
+  answer(request: NeutralRequest, call: UpstreamCall): Promise<StreamPart[]>;
+}
+
+/**
+ * One wire protocol. Each method makes one attempt at one endpoint and either answers in
+ * OpenAI's format or throws a ProviderError saying whether another endpoint may succeed.
+ */
 export interface ProviderAdapter {
   /** Present when this adapter's upstream speaks Anthropic Messages itself. */
   readonly messages?: MessagesPassThrough;

@@ -1,4 +1,4 @@
-import { headerValue, type UpstreamResponse } from './transport.ts';
+import { headerValue, type UpstreamResponse } from './upstream-response.ts';
 
 /**
  * Reads a provider's rate-limit headers from a successful answer. When it says no request (or no

@@ -1,8 +1,8 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { ProviderError } from '../errors/provider-error.ts';
 import type { CancelSignal } from './cancel-signal.ts';
-import type { UpstreamResponse } from './transport.ts';
-import { toTransportError } from './transport.ts';
+import type { UpstreamResponse } from './upstream-response.ts';
+import { toTransportError } from './transport-error.ts';
 import { formatBytes, upstreamLimits } from './upstream-limits.ts';
 
 /**

@@ -1,5 +1,4 @@
 import type { AttemptReport } from '../errors/provider-error.ts';
-import type { RouteTrace } from './route-trace.ts';
 
 /**
  * Whether a fallback served the request: the endpoint that answered is not the first one tried
@@ -12,14 +11,13 @@ export function servedByFallback(attempts: readonly AttemptReport[]): boolean {
 }
 
 /**
- * The route reason as it turned out: the plan's reason ("cost chose groq/…"), and when a fallback
- * served the request, which endpoints failed and which one answered, so the reason never names only
- * the endpoint that failed.
+ * The route reason when a fallback served the request (servedByFallback): the plan's reason
+ * ("cost chose groq/…"), which endpoints failed and which one answered, so the reason never names
+ * only the endpoint that failed.
  */
-export function describeRoute(trace: Pick<RouteTrace, 'reason' | 'attempts'>): string | null {
-  if (trace.reason === null || !servedByFallback(trace.attempts)) return trace.reason;
-  const last = trace.attempts[trace.attempts.length - 1];
-  const failed = trace.attempts.filter((a) => a.status !== 200 && (a.provider !== last.provider || a.model !== last.model));
+export function describeFallback(planReason: string, attempts: readonly AttemptReport[]): string {
+  const last = attempts[attempts.length - 1];
+  const failed = attempts.filter((a) => a.status !== 200 && (a.provider !== last.provider || a.model !== last.model));
   const failures = [...new Map(failed.map((a) => [`${a.provider}/${a.model}`, `${a.provider}/${a.model} failed (${a.status}${a.error_type ? ` ${a.error_type}` : ''})`])).values()];
-  return `${trace.reason}; ${failures.join(', ')}; fallback ${last.provider}/${last.model} served it`;
+  return `${planReason}; ${failures.join(', ')}; fallback ${last.provider}/${last.model} served it`;
 }

@@ -1,5 +1,6 @@
 import type { PatchbayConfig, ResolvedProvider } from '../config/load-config.ts';
 import { AllProvidersFailedError, ProviderError } from '../errors/provider-error.ts';
+import { Adjustments } from '../protocols/neutral/adjustments.ts';
 import type { CancelSignal } from '../providers/cancel-signal.ts';
 import type { ProviderAdapter, UpstreamCall } from '../providers/provider-adapter.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
@@ -24,6 +25,10 @@ export interface ExecuteDeps {
  * in health, and the answering endpoint in the session's sticky memory. `attempt` pulls a stream's
  * first chunk, so a failure before it falls back; once this returns, the gate is passed.
  *
+ * Resolves with the answer; everything else the response and the usage row need is on the trace
+ * (the request's own, so that a failure leaves it too): the endpoint and key, every attempt, the
+ * answering attempt's adjustments, the strategy and the route reason as it turned out.
+ *
  * `onAnswer` is called with the answer as soon as the attempt succeeded (its row on the trace, the
  * gate passed), before health and sticky memory are told: a stream writes its head and first chunk
  * there, so that bookkeeping and a promise turn are not on the way to the first byte.
@@ -41,10 +46,11 @@ export async function executeRoute<T>(
   trace.strategy = plan.strategy;
   trace.reason = plan.reason;
   const stickyKey = plan.sticky?.key ?? null;
-  trace.gate = new FirstByteGate(trace, () => {
+  const gate = new FirstByteGate(trace, plan.reason, () => {
     health.record(trace.endpoint!.id, { at: Date.now(), ok: false, latencyMs: 0, stream: true });
     if (stickyKey) sticky.forget(stickyKey, trace.endpoint!.id);
   });
+  trace.gate = gate;
   let lastError: ProviderError | undefined;
   for (const endpoint of plan.candidates) {
     if (signal.aborted) break;
@@ -67,6 +73,9 @@ export async function executeRoute<T>(
     for (let waited = false; ; waited = true) {
       const started = performance.now();
       let value: T;
+      // Each try starts with an empty record (a fallback endpoint has its own limits); the trace
+      // keeps the latest, which is the answering one's. Set on the call, which is this request's own.
+      call.adjustments = trace.adjustments = new Adjustments();
       try {
         value = await attempt(adapters[provider.protocol]!, call);
       } catch (error) {
@@ -106,7 +115,7 @@ export async function executeRoute<T>(
       }
       const latency = round(performance.now() - started);
       trace.attempts.push({ provider: provider.name, model: endpoint.model, status: 200, error_type: null, message: null, latency_ms: latency });
-      trace.gate.pass();
+      gate.pass();
       try {
         onAnswer?.(value);
       } finally {

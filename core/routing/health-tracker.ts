@@ -1,4 +1,5 @@
 import type { AttemptReport } from '../errors/provider-error.ts';
+import { ProviderAttemptLog, type LastProviderError, type ProviderAttempts } from './provider-attempt-log.ts';
 import { admit, createBreaker, currentState, recordFailure, recordSuccess, type Breaker, type BreakerSettings, type BreakerState } from './circuit-breaker.ts';
 
 export interface HealthSettings extends BreakerSettings {
@@ -68,7 +69,7 @@ export class HealthTracker {
   private readonly clock: () => number;
   private readonly inCatalog: (id: string) => boolean;
   /** Every attempt per provider (see recordAttempts), apart from the breakers' windows. */
-  private readonly attemptLogs = new Map<string, AttemptLog>();
+  private readonly attemptLog: ProviderAttemptLog;
   /** Told when an endpoint's breaker changes state (the dashboard's live `breaker` event). */
   onBreakerChange: ((endpointId: string, state: BreakerState, at: number) => void) | null = null;
 
@@ -77,6 +78,7 @@ export class HealthTracker {
     this.settings = settings;
     this.clock = clock;
     this.inCatalog = inCatalog;
+    this.attemptLog = new ProviderAttemptLog(settings, clock);
   }
 
   private entry(id: string): EndpointRecord {
@@ -123,37 +125,14 @@ export class HealthTracker {
     if (record.breaker.state !== before) this.onBreakerChange?.(id, record.breaker.state, outcome.at);
   }
 
-  /**
-   * Every attempt of a finished request, as its usage row lists them: the failures a fallback
-   * rescued and those the breaker does not count (a provider answering 401 to every request) are
-   * failures of that provider all the same, and the last one is what a user needs to see. Cancelled
-   * attempts say nothing about the provider and are left out.
-   */
+  /** Every attempt of a finished request, as its usage row lists them (a provider's error rate and last error: provider-attempt-log.ts). */
   recordAttempts(attempts: readonly AttemptReport[], at: number): void {
-    for (const attempt of attempts) {
-      if (attempt.error_type === 'cancelled') continue;
-      let log = this.attemptLogs.get(attempt.provider);
-      if (!log) {
-        log = { outcomes: [], failures: 0, lastError: null };
-        this.attemptLogs.set(attempt.provider, log);
-      }
-      const ok = attempt.status === 200;
-      log.outcomes.push({ at, ok });
-      if (!ok) {
-        log.failures++;
-        log.lastError = { at, model: attempt.model, status: attempt.status, error_type: attempt.error_type, message: attempt.message };
-      }
-      while (log.outcomes.length > this.settings.windowSize) if (!log.outcomes.shift()!.ok) log.failures--;
-    }
+    this.attemptLog.record(attempts, at);
   }
 
   /** One provider's attempts in the health window: how many, how many failed, and the last failure (kept after the window). */
   providerAttempts(provider: string): ProviderAttempts {
-    const log = this.attemptLogs.get(provider);
-    if (!log) return { attempts: 0, failures: 0, lastError: null };
-    const now = this.clock();
-    while (log.outcomes.length > 0 && now - log.outcomes[0].at > this.settings.windowMs) if (!log.outcomes.shift()!.ok) log.failures--;
-    return { attempts: log.outcomes.length, failures: log.failures, lastError: log.lastError };
+    return this.attemptLog.read(provider);
   }
 
   /** A 429 with a retry window: skip the endpoint until the window ends. */
@@ -218,27 +197,6 @@ export class HealthTracker {
     for (const [id, record] of this.endpoints) out[id] = { ...this.health(id), consecutiveFailures: record.breaker.consecutiveFailures };
     return out;
   }
-}
-
-/** A failed attempt as the dashboard shows it. */
-export interface LastProviderError {
-  at: number;
-  model: string;
-  status: number;
-  error_type: string | null;
-  message: string | null;
-}
-
-export interface ProviderAttempts {
-  attempts: number;
-  failures: number;
-  lastError: LastProviderError | null;
-}
-
-interface AttemptLog {
-  outcomes: { at: number; ok: boolean }[];
-  failures: number;
-  lastError: LastProviderError | null;
 }
 
 /**

@@ -7,9 +7,9 @@ import type { SecretStore } from '../secrets/secret-store.ts';
 import { countPrompt, mightNotFit } from './count-prompt.ts';
 import { roughTokens } from './estimate-tokens.ts';
 import { executeRoute, type ExecuteDeps } from './execute-route.ts';
-import type { Ineligibility } from './route-plan.ts';
 import type { HealthTracker } from './health-tracker.ts';
 import { planRoute, type PlanOptions, type PlanView } from './plan-route.ts';
+import { createPlanView } from './plan-view.ts';
 import { availability, expectedCost, measuredLatency } from './rank-endpoints.ts';
 import { resolveRouteGroups, type RouteShape } from './resolve-route-groups.ts';
 import { ASSUMED_COMPLETION_TOKENS, type ExplainRequest, type RouteExplanation, type RoutePlan, type RouteRequest } from './route-plan.ts';
@@ -50,26 +50,7 @@ export class Router {
     this.deps = deps;
     this.revision = deps.config.revision;
     this.sticky = new StickyMemory(deps.config.stickyIdleMs);
-    const { config, secrets, adapters, health } = deps;
-    const sticky = this.sticky;
-    this.view = {
-      get defaultStrategy() {
-        return config.strategy;
-      },
-      get weights() {
-        return config.weights;
-      },
-      get now() {
-        return Date.now();
-      },
-      provider: (name) => config.providers.get(name),
-      speaks: (protocol) => adapters[protocol] !== undefined,
-      keyProblem: (provider) => keyProblem(provider, secrets),
-      available: (id) => health.isAvailable(id),
-      health: (id) => health.health(id),
-      turn: (label) => this.turns.get(label) ?? 0,
-      sticky: (key) => sticky.peek(key, Date.now()),
-    };
+    this.view = createPlanView({ ...deps, turns: this.turns, sticky: this.sticky });
   }
 
   /** The config changed (aliases, fallbacks, providers): what was worked out per model no longer holds. */
@@ -176,14 +157,6 @@ export class Router {
   stickyKeyOf(request: RouteRequest): string | null {
     return stickyKey(request)?.key ?? null;
   }
-}
-
-/** Why a provider's key cannot be used right now, or null when it can. */
-function keyProblem(provider: ResolvedProvider, secrets: SecretStore): Ineligibility | null {
-  if (secrets.get(provider)) return null;
-  const withheld = secrets.withheldReason(provider);
-  if (withheld) return { code: 'secret_withheld', reason: withheld };
-  return { code: 'no_key', reason: `${provider.name} has no API key (${secrets.describeSource(provider)})` };
 }
 
 function pausedError(): PatchbayError {

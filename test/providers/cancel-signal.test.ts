@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RequestCancel } from '../../core/providers/cancel-signal.ts';
-import { sendUpstream, sendUpstreamForText } from '../../core/providers/transport.ts';
+import { sendUpstream, sendUpstreamForText } from '../../core/providers/send-upstream.ts';
 
 describe('RequestCancel', () => {
   it('runs each listener once, in order, and not after it was removed or once cancelled', () => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RequestCancel } from '../../core/providers/cancel-signal.ts';
-import { sendUpstream } from '../../core/providers/transport.ts';
+import { sendUpstream } from '../../core/providers/send-upstream.ts';
 
 /** Streamed bodies as sendUpstream delivers them (undici dispatch into a DispatchedBody), against a real HTTP server. */
 describe('a streamed upstream body', () => {

@@ -21,9 +21,10 @@ import { responsesCodec } from '../../protocols/openai-responses/responses-codec
 import { handleCompletions } from './handle-completions.ts';
 import { handleEmbeddings } from './handle-embeddings.ts';
 import { listModels } from './list-models.ts';
-import type { V1Context } from './serve-routed.ts';
+import type { V1Context } from './v1-context.ts';
+import { recordRequest } from './record-request.ts';
 import { readSessionHeaders } from './read-session.ts';
-import { createV1Request, elapsedMs, toUsageRecord, type V1Request } from './v1-request.ts';
+import { createV1Request, elapsedMs, type V1Request } from './v1-request.ts';
 
 export interface V1Deps {
   config: PatchbayConfig;
@@ -70,11 +71,7 @@ export function createV1Dispatcher(deps: V1Deps): { dispatch: (req: IncomingMess
         answerFailure(req, res, error, request, codec);
       } finally {
         try {
-          const row = toUsageRecord(request, deps.config.routingFeeUsd);
-          request.admission?.settle({ tokens: row.totalTokens, costUsd: row.costUsd });
-          deps.usage.record(row);
-          if (row.attempts.length > 0) deps.health?.recordAttempts(row.attempts, row.ts);
-          if (request.content) deps.usage.recordContent({ requestId: request.requestId, ts: request.startedWall, ...request.content });
+          recordRequest(request, deps);
         } catch (failure) {
           // The answer is out; a usage row that cannot be recorded must not take the process down with it.
           deps.log(`Could not record usage for ${request.requestId}: ${failure instanceof Error ? (failure.stack ?? failure.message) : String(failure)}`);

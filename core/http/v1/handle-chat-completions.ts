@@ -8,7 +8,8 @@ import type { RouteRequest } from '../../routing/router.ts';
 import { chatTexts, measurePrompt } from '../../routing/estimate-tokens.ts';
 import { choicesFanOut } from './estimate-admission.ts';
 import { hashPrefix, leadingMessages, toolNames } from '../../routing/prefix-affinity.ts';
-import { serveRouted, type V1Context } from './serve-routed.ts';
+import { serveRouted } from './serve-routed.ts';
+import type { V1Context } from './v1-context.ts';
 import type { V1Request } from './v1-request.ts';
 
 /** What a chat request needs of an endpoint beyond chat itself, with the parameter that needs it. */

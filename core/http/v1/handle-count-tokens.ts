@@ -9,7 +9,7 @@ import { headerValue } from '../header-value.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { validateBody } from '../validate-body.ts';
 import { anthropicHeaders, forwardedBody, messagesNeeds } from './handle-messages.ts';
-import type { V1Context } from './serve-routed.ts';
+import type { V1Context } from './v1-context.ts';
 import { elapsedMs, type V1Request } from './v1-request.ts';
 
 /**
@@ -41,7 +41,8 @@ export async function handleCountTokens(req: IncomingMessage, res: ServerRespons
   let answer: string;
   if (anthropic.length > 0 && anthropic[0] === plan.candidates[0]) {
     const forwarded = anthropicHeaders(req);
-    const reply = await ctx.router.execute({ ...plan, candidates: anthropic }, request.trace, new RequestCancel(), false, (adapter, call) => adapter.messages!.countTokens({ body: forwardedBody(raw, call), headers: forwarded }, call));
+    // The body as a Messages call would send it; a count records no adjustments (its answer has no such headers).
+    const reply = await ctx.router.execute({ ...plan, candidates: anthropic }, request.trace, new RequestCancel(), false, (adapter, call) => adapter.messages!.countTokens({ body: forwardedBody(raw, { endpoint: call.endpoint }), headers: forwarded }, call));
     answer = reply.body;
     headers['x-patchbay-provider'] = request.trace.endpoint!.provider;
     headers['x-patchbay-token-count'] = 'exact';

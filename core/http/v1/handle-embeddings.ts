@@ -6,7 +6,8 @@ import { validateBody } from '../validate-body.ts';
 import { readSessionBody } from './read-session.ts';
 import { measureTextsOrIds } from '../../routing/estimate-tokens.ts';
 import { EMBEDDINGS_FAN_OUT } from './estimate-admission.ts';
-import { serveRouted, type V1Context } from './serve-routed.ts';
+import { serveRouted } from './serve-routed.ts';
+import type { V1Context } from './v1-context.ts';
 import type { V1Request } from './v1-request.ts';
 
 export async function handleEmbeddings(req: IncomingMessage, res: ServerResponse, ctx: V1Context, request: V1Request): Promise<void> {

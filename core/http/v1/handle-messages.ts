@@ -11,7 +11,8 @@ import { readJsonBody } from '../read-json-body.ts';
 import { validateBody } from '../validate-body.ts';
 import { readSessionBody } from './read-session.ts';
 import { hashPrefix, leadingMessages, toolNames } from '../../routing/prefix-affinity.ts';
-import { serveRouted, type V1Context } from './serve-routed.ts';
+import { serveRouted } from './serve-routed.ts';
+import type { V1Context } from './v1-context.ts';
 import { translateMessage, translateMessageStream } from './translate-messages.ts';
 import type { V1Request } from './v1-request.ts';
 
@@ -40,7 +41,7 @@ export function anthropicHeaders(req: IncomingMessage): Record<string, string> {
  * signature (written by another upstream through Patchbay) are left out: Anthropic refuses the
  * whole request for them ("Invalid signature in thinking block").
  */
-export function forwardedBody(raw: Record<string, unknown>, call: UpstreamCall): string {
+export function forwardedBody(raw: Record<string, unknown>, call: Pick<UpstreamCall, 'endpoint' | 'adjustments'>): string {
   const messages = raw.messages as { content?: unknown }[];
   const body: Record<string, unknown> = { ...raw, model: call.endpoint.model };
   if (typeof raw.max_tokens === 'number') {

@@ -13,7 +13,8 @@ import { readJsonBody } from '../read-json-body.ts';
 import { validateBody } from '../validate-body.ts';
 import { readSessionBody } from './read-session.ts';
 import { hashPrefix, leadingMessages, toolNames } from '../../routing/prefix-affinity.ts';
-import { serveRouted, type V1Context } from './serve-routed.ts';
+import { serveRouted } from './serve-routed.ts';
+import type { V1Context } from './v1-context.ts';
 import { translateResponse, translateResponseStream } from './translate-responses.ts';
 import type { V1Request } from './v1-request.ts';
 

@@ -4,12 +4,12 @@ import type { NeutralRequest } from '../../protocols/neutral/neutral-request.ts'
 import type { PartStream, StreamPart } from '../../protocols/neutral/stream-part.ts';
 import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../../protocols/openai/request-schemas.ts';
 import type { CancelSignal } from '../cancel-signal.ts';
-import { answerChat, chatViaNeutral, openChatChunks, serializeChunks, streamChatViaNeutral, type NeutralEntry } from '../chat-via-neutral.ts';
+import { answerChat, chatViaNeutral, openChatChunks, serializeChunks, streamChatViaNeutral } from '../chat-via-neutral.ts';
 import { completeViaChat, streamCompleteViaChat } from '../complete-via-chat.ts';
-import type { JsonReply, MessagesPassThrough, ProviderAdapter, StreamReply, UpstreamCall } from '../provider-adapter.ts';
+import type { JsonReply, MessagesPassThrough, NeutralEntry, ProviderAdapter, StreamReply, UpstreamCall } from '../provider-adapter.ts';
 import { countMessageTokens, forwardMessages, forwardMessagesStream } from './forward-messages.ts';
 import { readSseEvents } from '../read-sse-events.ts';
-import { postToProvider, postToProviderForText } from '../transport.ts';
+import { postToProvider, postToProviderForText } from '../post-to-provider.ts';
 import type { MessageResponse } from './anthropic-wire-types.ts';
 import { mapAnthropicError, statusOfAnthropicError } from './map-error.ts';
 import { mapNeutralRequest } from './map-neutral-request.ts';

@@ -5,7 +5,8 @@ import { toOpenAiUsage } from '../../protocols/openai/map-usage.ts';
 import type { JsonReply, StreamReply, UpstreamCall } from '../provider-adapter.ts';
 import { sseDecoder } from '../read-sse-events.ts';
 import { passAnswerThrough, PASS_THROUGH_AFTER_BYTES } from '../pass-answer-through.ts';
-import { postToProvider, postToProviderForText, toTransportError } from '../transport.ts';
+import { postToProvider, postToProviderForText } from '../post-to-provider.ts';
+import { toTransportError } from '../transport-error.ts';
 import { mapAnthropicError, mapStreamError, statusOfAnthropicError } from './map-error.ts';
 
 /** The caller's Messages call to forward: its body (model already replaced) and its anthropic-* headers. */

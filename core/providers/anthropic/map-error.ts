@@ -1,6 +1,6 @@
 import { ProviderError } from '../../errors/provider-error.ts';
 import { isRetryableStatus } from '../openai-compatible/map-error.ts';
-import { headerValue, parseRetryAfter, type UpstreamResponse } from '../transport.ts';
+import { headerValue, parseRetryAfter, type UpstreamResponse } from '../upstream-response.ts';
 import type { ErrorDetail, ErrorResponse } from './anthropic-wire-types.ts';
 
 /** Anthropic's error types (docs.claude.com/en/api/errors) with their HTTP status and OpenAI's names for them. */

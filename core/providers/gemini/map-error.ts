@@ -1,5 +1,5 @@
 import { ProviderError } from '../../errors/provider-error.ts';
-import { parseRetryAfter, type UpstreamResponse } from '../transport.ts';
+import { parseRetryAfter, type UpstreamResponse } from '../upstream-response.ts';
 import type { GeminiErrorStatus } from './gemini-wire.ts';
 
 const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo';

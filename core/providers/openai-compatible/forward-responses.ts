@@ -3,7 +3,8 @@ import { readResponsesUsage } from '../../protocols/openai-responses/map-usage.t
 import type { JsonReply, StreamReply, UpstreamCall, Usage } from '../provider-adapter.ts';
 import { sseDecoder } from '../read-sse-events.ts';
 import { passAnswerThrough, PASS_THROUGH_AFTER_BYTES } from '../pass-answer-through.ts';
-import { postToProvider, postToProviderForText, toTransportError } from '../transport.ts';
+import { postToProvider, postToProviderForText } from '../post-to-provider.ts';
+import { toTransportError } from '../transport-error.ts';
 import { mapOpenAiError, statusOfErrorBody } from './map-error.ts';
 
 /** Lifecycle events OpenAI sends before any output: held back, so an attempt that fails before output can fall back. */

@@ -1,5 +1,5 @@
 import { ProviderError } from '../../errors/provider-error.ts';
-import { parseRetryAfter, type UpstreamResponse } from '../transport.ts';
+import { parseRetryAfter, type UpstreamResponse } from '../upstream-response.ts';
 
 /** Maps an OpenAI-style error answer (`{"error":{message,type,param,code}}`) to a ProviderError. */
 export function mapOpenAiError(provider: string, status: number, headers: UpstreamResponse['headers'], text: string): ProviderError {

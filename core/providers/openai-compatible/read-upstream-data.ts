@@ -2,7 +2,8 @@ import { ProviderError } from '../../errors/provider-error.ts';
 import type { CancelSignal } from '../cancel-signal.ts';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { sseDecoder } from '../read-sse-events.ts';
-import { toTransportError, type UpstreamResponse } from '../transport.ts';
+import { toTransportError } from '../transport-error.ts';
+import type { UpstreamResponse } from '../upstream-response.ts';
 import { streamError } from './parse-stream-data.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { readSseEvents } from '../../../core/providers/read-sse-events.ts';
-import type { UpstreamResponse } from '../../../core/providers/transport.ts';
+import type { UpstreamResponse } from '../../../core/providers/upstream-response.ts';
 
 /** A body delivered in the given pieces, as undici would hand them over. */
 function bodyOf(pieces: string[]): UpstreamResponse {
