@@ -146,6 +146,9 @@ function decodeItem(item: Item, param: string, messages: NeutralMessage[], nativ
       messageFor(messages, 'user').parts.push({ type: 'tool-result', toolCallId: callId, content, isError: false });
       return;
     }
+    // Its tools are in the request's tool list (decode-tools.ts declaredTools); the item says nothing more.
+    case 'additional_tools':
+      return;
     case 'reasoning': {
       // Only reasoning Patchbay itself carried for a signed upstream goes on; OpenAI's own (encrypted for OpenAI) means nothing elsewhere.
       const carried = typeof item.encrypted_content === 'string' && item.encrypted_content.startsWith(PATCHBAY_REASONING_PREFIX) ? /^[^:]*:(.*)$/s.exec(item.encrypted_content.slice(PATCHBAY_REASONING_PREFIX.length))?.[1] : undefined;
