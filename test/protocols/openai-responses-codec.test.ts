@@ -89,7 +89,7 @@ describe('decode-request (Responses body -> neutral request)', () => {
     expect(nativeOnly).toEqual([]);
     expect(request.system).toEqual([{ type: 'text', text: 'Be brief.' }]);
     expect(request.messages).toEqual([
-      { role: 'system', parts: [{ type: 'text', text: 'Use tools.' }] },
+      { role: 'system', parts: [{ type: 'text', text: 'Use tools.' }], source: 'input[0]' },
       { role: 'user', parts: [{ type: 'text', text: 'Weather?' }, { type: 'image', mediaType: 'image/png', data: 'AAAA' }] },
       { role: 'assistant', parts: [{ type: 'text', text: 'Checking.' }, { type: 'tool-call', id: 'call_1', name: 'w', input: { a: 1 } }, { type: 'tool-call', id: 'call_2', name: 'w', input: { a: 2 } }] },
       { role: 'user', parts: [{ type: 'tool-result', toolCallId: 'call_1', content: [{ type: 'text', text: 'sunny' }], isError: false }, { type: 'tool-result', toolCallId: 'call_2', content: [{ type: 'text', text: 'rain' }], isError: false }] },

@@ -123,7 +123,7 @@ function decodeItem(item: Item, param: string, messages: NeutralMessage[], nativ
       const parts = decodeContent(item.content, `${param}.content`, nativeOnly);
       // A tool result and the user's next words are one user turn; so are a reply's text and its calls.
       const neutralRole = role === 'developer' ? 'system' : role;
-      if (neutralRole === 'system') messages.push({ role: 'system', parts });
+      if (neutralRole === 'system') messages.push({ role: 'system', parts, source: param });
       else messageFor(messages, neutralRole).parts.push(...parts);
       return;
     }
