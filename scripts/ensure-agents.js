@@ -26,10 +26,17 @@ function mtime(path) {
   }
 }
 
-/** Runs `npm ci` in test/agents when its node_modules is missing or older than its lockfile. */
+/**
+ * Runs `npm ci` in test/agents when its node_modules is missing, older than its lockfile, or holds
+ * other versions than the pins (a lockfile rewritten with --package-lock-only leaves node_modules'
+ * own record newer than the lock, so the dates alone would miss a moved pin).
+ */
 export function ensureAgentsInstalled(env, say) {
   const installed = mtime(join(agentsDir, 'node_modules', '.package-lock.json'));
-  if (installed !== 0 && installed >= mtime(join(agentsDir, 'package-lock.json')) && installed >= mtime(join(agentsDir, 'package.json'))) return;
+  const pinned = JSON.parse(readFileSync(join(agentsDir, 'package.json'), 'utf8')).dependencies;
+  const have = installedVersions(agentsDir);
+  const current = installed !== 0 && installed >= mtime(join(agentsDir, 'package-lock.json')) && installed >= mtime(join(agentsDir, 'package.json'));
+  if (current && AGENT_PACKAGES.every((name) => have[name] === pinned[name])) return;
   say('Installing the agents the agent tests drive (Claude Code, Codex CLI; ~760 MB) into test/agents (npm ci) ...');
   const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: agentsDir, env, stdio: 'inherit' });
   if (result.error) throw result.error;
