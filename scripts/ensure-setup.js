@@ -7,6 +7,8 @@
 //   node scripts/ensure-setup.js bench [args]         install if needed, then run the benchmark
 //   node scripts/ensure-setup.js agents [vitest args] install if needed (and the real agents into
 //                                                      test/agents, scripts/ensure-agents.js), then run the agent tests
+//   node scripts/ensure-setup.js agents --latest [...] the same against the newest published agents
+//                                                      (installed into test/agents/latest)
 //
 // Steps: (1) a Node 22.18+ (else Node 24 from the npm registry's node-<platform>-<arch> package,
 // unpacked into .tools/node); (2) npm ci when node_modules is missing or older than the lockfile;
@@ -21,7 +23,7 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NODE_ENV, NODE_FLAGS } from '../bin/node-flags.js';
-import { ensureAgentsInstalled } from './ensure-agents.js';
+import { ensureAgentsInstalled, ensureLatestAgentsInstalled } from './ensure-agents.js';
 import { ensureCoreBuilt } from './build-core.js';
 import { ensureRendererBuilt } from './build-renderer.js';
 import { planSystemPackages } from './system-packages.js';
@@ -178,8 +180,11 @@ if (mode === 'start' && (rest[0] === 'serve' || rest[0] === 'ui')) {
 let command;
 if (mode === 'test') command = [node, join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...rest];
 else if (mode === 'agents') {
-  ensureAgentsInstalled(env, say);
-  command = [node, join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', join(root, 'test', 'agents', 'vitest.config.ts'), ...rest];
+  // --latest: the newest published agents (test/agents/latest), found by the tests through PATCHBAY_AGENTS_DIR.
+  const latest = rest.includes('--latest');
+  if (latest) env.PATCHBAY_AGENTS_DIR = ensureLatestAgentsInstalled(env, say);
+  else ensureAgentsInstalled(env, say);
+  command = [node, join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', join(root, 'test', 'agents', 'vitest.config.ts'), ...rest.filter((arg) => arg !== '--latest')];
 }
 else if (mode === 'start') {
   command = [node, ...NODE_FLAGS, join(root, 'bin', 'patchbay.js'), ...rest];

@@ -4,7 +4,7 @@ import { expect, vi } from 'vitest';
 import type { RecordedRequest } from '../emulators/emulator-server.ts';
 import { startRig, type ProviderName, type Rig } from '../helpers/conformance-matrix.ts';
 import { usageRows } from '../helpers/start-patchbay.ts';
-import { repoRoot } from './run-agent.ts';
+import { jsonLines, repoRoot } from './run-agent.ts';
 import { agentScript } from './scripted-model.ts';
 
 export { PROVIDERS, type ProviderCase, type ProviderName } from '../helpers/conformance-matrix.ts';
@@ -144,4 +144,26 @@ export function exportsOf(block: string): Record<string, string> {
     if (match) out[match[1]] = match[2];
   }
   return out;
+}
+
+/**
+ * The README's config.toml for Codex with this Patchbay's address, and the model under test; with
+ * `model` null, the README's set-up without a model line (Codex then asks for its own default).
+ */
+export function readmeCodexConfig(baseUrl: string, model: string | null): string {
+  const recipe = readmeBlock(/^### Codex CLI by hand/m, 'toml');
+  expect(recipe).toContain('base_url = "http://127.0.0.1:8790/v1"');
+  const config = recipe.replace('http://127.0.0.1:8790/v1', `${baseUrl}/v1`);
+  return model === null ? config.replace(/^model = "[^"]*".*\n/m, '') : config.replace(/^model = "[^"]*"/m, `model = "${model}"`);
+}
+
+/** Codex's --json events: the thread id, the agent's messages, a failure if any. */
+export function codexEvents(stdout: string) {
+  const events = jsonLines(stdout);
+  return {
+    events,
+    thread: events.find((e) => e.type === 'thread.started')?.thread_id as string | undefined,
+    messages: events.filter((e) => e.type === 'item.completed' && e.item.type === 'agent_message').map((e) => e.item.text as string),
+    failed: events.find((e) => e.type === 'turn.failed' || e.type === 'error'),
+  };
 }

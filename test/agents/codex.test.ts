@@ -2,8 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Rig } from '../helpers/conformance-matrix.ts';
-import { PROVIDERS, callsSince, expectInOrder, mainCalls, mark, providersReached, readmeBlock, rowsSince, startAgentRig, toolNames, type ProviderCase } from './agent-rig.ts';
-import { CODEX_BIN, agentsInstalled, baseEnv, createWorkspace, jsonLines, run, type Workspace } from './run-agent.ts';
+import { PROVIDERS, callsSince, codexEvents, expectInOrder, mainCalls, mark, providersReached, readmeCodexConfig, rowsSince, startAgentRig, toolNames, type ProviderCase } from './agent-rig.ts';
+import { CODEX_BIN, agentsInstalled, baseEnv, createWorkspace, run, type Workspace } from './run-agent.ts';
 
 /**
  * The real Codex CLI (`codex exec`, test/agents/package.json) with exactly the README's
@@ -17,23 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => rig?.stop());
 
-/** The README's config.toml with this Patchbay's address and the model under test. */
-export function readmeCodexConfig(baseUrl: string, model: string): string {
-  const recipe = readmeBlock(/^### Codex CLI by hand/m, 'toml');
-  expect(recipe).toContain('base_url = "http://127.0.0.1:8790/v1"');
-  return recipe.replace('http://127.0.0.1:8790/v1', `${baseUrl}/v1`).replace(/^model = "[^"]*"/m, `model = "${model}"`);
-}
-
-/** Codex's --json events: the thread id and the agent's messages. */
-function parse(stdout: string) {
-  const events = jsonLines(stdout);
-  return {
-    events,
-    thread: events.find((e) => e.type === 'thread.started')?.thread_id as string | undefined,
-    messages: events.filter((e) => e.type === 'item.completed' && e.item.type === 'agent_message').map((e) => e.item.text as string),
-    failed: events.find((e) => e.type === 'turn.failed' || e.type === 'error'),
-  };
-}
+const parse = codexEvents;
 
 const word = (prefix: string) => `${prefix}-${Math.random().toString(36).slice(2, 8)}`;
 

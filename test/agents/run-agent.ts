@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,9 +12,23 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const repoRoot = join(here, '..', '..');
-export const CLAUDE_BIN = join(here, 'node_modules', '.bin', 'claude');
-export const CODEX_BIN = join(here, 'node_modules', '.bin', 'codex');
+/** Where the agents are installed: test/agents (the pins), or test/agents/latest under `npm run test:agents -- --latest`. */
+export const agentsDir = process.env.PATCHBAY_AGENTS_DIR || here;
+export const CLAUDE_BIN = join(agentsDir, 'node_modules', '.bin', 'claude');
+export const CODEX_BIN = join(agentsDir, 'node_modules', '.bin', 'codex');
 export const agentsInstalled = existsSync(CLAUDE_BIN) && existsSync(CODEX_BIN);
+
+function installedVersion(name: string): string {
+  try {
+    return (JSON.parse(readFileSync(join(agentsDir, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'not installed';
+  }
+}
+
+/** The versions under test, for the tests' names (so a run's output says what it tested). */
+export const CLAUDE_VERSION = installedVersion('@anthropic-ai/claude-code');
+export const CODEX_VERSION = installedVersion('@openai/codex');
 
 export interface AgentRun {
   code: number | null;

@@ -6,7 +6,10 @@ import { resultText } from '../emulators/emulator-common.ts';
  * predict each step:
  *
  * - "Run the shell command `CMD`": calls the agent's shell tool (Claude Code's `Bash`, Codex's
- *   `exec_command`) with CMD, when that tool is offered; says it has no shell tool otherwise.
+ *   `exec_command`) with CMD, when that tool is offered; in Codex's code mode (0.171.0 with a model
+ *   it knows: only the freeform `exec` tool of the `functions` namespace, `functions.exec` as OpenAI
+ *   offers it, `functions__exec` as Patchbay flattens it) writes the JavaScript that runs CMD
+ *   through `tools.exec_command`; says it has no shell tool otherwise.
  * - When the request carries a tool result: answers from it ("The token is TOKEN-…" when the
  *   output holds a token, else "The command printed …").
  * - "Remember the word W": "Noted W."
@@ -41,8 +44,14 @@ export const agentScript: ModelScript = (view) => {
   return { text: 'OK' };
 };
 
+/** Codex's code-mode tool, under the name each wire offers it by. */
+export const CODE_MODE_TOOLS = ['functions.exec', 'functions__exec'];
+
 function shellCall(command: string, tools: string[]): ScriptedTurn | undefined {
   if (tools.includes('Bash')) return { tool: 'Bash', input: { command, description: 'Print the token file' } };
   if (tools.includes('exec_command')) return { tool: 'exec_command', input: { cmd: command } };
+  const exec = CODE_MODE_TOOLS.find((name) => tools.includes(name));
+  // A freeform tool's text rides in `input` (the one argument a custom tool has as a function).
+  if (exec) return { tool: exec, input: { input: `const result = await tools.exec_command({ cmd: ${JSON.stringify(command)} });\ntext(result.output);\n` } };
   return undefined;
 }

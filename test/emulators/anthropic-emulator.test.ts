@@ -221,9 +221,9 @@ describe('Anthropic emulator (Messages API wire format)', () => {
 
   it('lists models newest first with pagination, and retrieves one by id or alias', async () => {
     const all = await call(`${base}/v1/models`, { headers: HEADERS });
-    expect(all.json.data.map((m: { id: string }) => m.id)).toEqual(['claude-opus-4-5-20251101', 'claude-haiku-4-5-20251001', 'claude-sonnet-4-5-20250929']);
-    expect(all.json).toMatchObject({ has_more: false, first_id: 'claude-opus-4-5-20251101', last_id: 'claude-sonnet-4-5-20250929' });
-    expect(all.json.data[0]).toMatchObject({ type: 'model', display_name: 'Claude Opus 4.5', created_at: '2025-11-01T00:00:00Z' });
+    expect(all.json.data.map((m: { id: string }) => m.id)).toEqual(['claude-opus-5-5', 'claude-sonnet-5-5', 'claude-haiku-5-5', 'claude-opus-4-5-20251101', 'claude-haiku-4-5-20251001', 'claude-sonnet-4-5-20250929']);
+    expect(all.json).toMatchObject({ has_more: false, first_id: 'claude-opus-5-5', last_id: 'claude-sonnet-4-5-20250929' });
+    expect(all.json.data[3]).toMatchObject({ type: 'model', display_name: 'Claude Opus 4.5', created_at: '2025-11-01T00:00:00Z' });
     const page = await call(`${base}/v1/models?limit=1&after_id=claude-opus-4-5-20251101`, { headers: HEADERS });
     expect(page.json).toMatchObject({ data: [{ id: 'claude-haiku-4-5-20251001' }], has_more: true });
     expect((await call(`${base}/v1/models/claude-sonnet-4-5`, { headers: HEADERS })).json.id).toBe('claude-sonnet-4-5-20250929');

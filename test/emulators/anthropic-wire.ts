@@ -16,7 +16,16 @@ export interface AnthropicModelInfo {
   rejectsTemperatureWithTopP: boolean;
 }
 
+/**
+ * The models the emulated organisation serves. The 5.5 family is each tier's default in Claude
+ * Code 2.1.332 (what it asks for with no model set, observed 2026-11-29), with the output limit
+ * its own model table gives (128,000); their ids have no date suffix, and the dates here are the
+ * emulator's own.
+ */
 export const ANTHROPIC_MODELS: Record<string, AnthropicModelInfo> = {
+  'claude-opus-5-5': { displayName: 'Claude Opus 5.5', createdAt: '2026-10-21T00:00:00Z', maxTokens: 128000, rejectsTemperatureWithTopP: true },
+  'claude-sonnet-5-5': { displayName: 'Claude Sonnet 5.5', createdAt: '2026-10-14T00:00:00Z', maxTokens: 128000, rejectsTemperatureWithTopP: true },
+  'claude-haiku-5-5': { displayName: 'Claude Haiku 5.5', createdAt: '2026-10-07T00:00:00Z', maxTokens: 128000, rejectsTemperatureWithTopP: true },
   'claude-opus-4-5-20251101': { displayName: 'Claude Opus 4.5', createdAt: '2025-11-01T00:00:00Z', maxTokens: 64000, rejectsTemperatureWithTopP: false },
   'claude-haiku-4-5-20251001': { displayName: 'Claude Haiku 4.5', createdAt: '2025-10-01T00:00:00Z', maxTokens: 64000, rejectsTemperatureWithTopP: true },
   'claude-sonnet-4-5-20250929': { displayName: 'Claude Sonnet 4.5', createdAt: '2025-09-29T00:00:00Z', maxTokens: 64000, rejectsTemperatureWithTopP: true },

@@ -13,12 +13,13 @@ import { PrefixCache, chosenToolIndex } from './emulator-common.ts';
  * the x-ratelimit-* headers. Token counts are words (deterministic, so tests can predict them).
  */
 
-export const EMULATOR_CHAT_MODELS = ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4.1-nano'];
+/** gpt-6.2-sol and gpt-6.1-sol are what Codex CLI 0.171.0 and 0.169.0 ask for with no model set (observed 2026-11-29); they reason. */
+export const EMULATOR_CHAT_MODELS = ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4.1-nano', 'gpt-6.1-sol', 'gpt-6.2-sol'];
 export const EMULATOR_COMPLETION_MODELS = ['gpt-3.5-turbo-instruct'];
 /** Most completion tokens each chat model writes; OpenAI refuses a larger max_tokens (see checkChatLimits). */
 export const EMULATOR_OUTPUT_LIMITS: Record<string, number> = { 'gpt-4o': 16384, 'gpt-4o-mini': 16384, 'gpt-4.1': 32768, 'gpt-4.1-mini': 32768, 'gpt-4.1-nano': 32768 };
-/** None of the emulated chat models reasons: OpenAI refuses reasoning_effort for them. */
-const REASONING_MODELS = new Set<string>();
+/** The emulated chat models that reason; OpenAI refuses reasoning_effort for the others. */
+const REASONING_MODELS = new Set<string>(['gpt-6.1-sol', 'gpt-6.2-sol']);
 export const EMULATOR_EMBEDDING_DIMENSIONS: Record<string, number> = {
   'text-embedding-3-small': 1536,
   'text-embedding-3-large': 3072,

@@ -2,8 +2,9 @@
  * What OpenAI's POST /v1/responses accepts, as far as the emulator checks it: written from OpenAI's
  * public reference (the openai-node `ResponseCreateParams` and `Tool` types, the API reference's
  * error bodies) and from what Codex CLI sends it (codex-rs: `client_metadata`, `prompt_cache_key`,
- * the `namespace` tool grouping function tools, `web_search` with `external_web_access`), never
- * from Patchbay's codec. OpenAI refuses a body field it does not know ("Unknown parameter") and a
+ * the `namespace` tool grouping function tools, `web_search` with `external_web_access`) and OpenAI's
+ * published OpenAPI spec (test/spec: `AdditionalToolsItemParam`, the input item Codex 0.171.0
+ * declares its tools in), never from Patchbay's codec. OpenAI refuses a body field it does not know ("Unknown parameter") and a
  * tool type it does not know ("Invalid value"), so an unknown field reaching the emulator is a bug
  * in what Patchbay forwards.
  */
@@ -63,7 +64,32 @@ export function validateResponsesRequest(body: Record<string, unknown>): Respons
       if (problem) return problem;
     }
   }
+  for (const [i, item] of (Array.isArray(body.input) ? body.input : []).entries()) {
+    if (!isRecord(item) || item.type !== 'additional_tools') continue;
+    const problem = validateAdditionalTools(item, `input[${i}]`);
+    if (problem) return problem;
+  }
   return null;
+}
+
+/** AdditionalToolsItemParam: `role` "developer" and the tools, each a tool as in `tools`. */
+function validateAdditionalTools(item: Record<string, unknown>, param: string): ResponsesRequestError | null {
+  if (item.role !== 'developer') return invalid(`${param}.role`, `Invalid value: '${String(item.role)}'. Supported values are: 'developer'.`);
+  if (!Array.isArray(item.tools)) return invalid(`${param}.tools`, `Missing required parameter: '${param}.tools'.`, 'missing_required_parameter');
+  for (const [j, tool] of item.tools.entries()) {
+    const problem = validateTool(tool, `${param}.tools[${j}]`);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+/**
+ * Every tool the model may use at the end of the input: the request's `tools`, then those of each
+ * `additional_tools` item (offered from that item on, so all of them when the answer comes).
+ */
+export function offeredTools(body: Record<string, unknown>): unknown[] {
+  const added = (Array.isArray(body.input) ? body.input : []).flatMap((item) => (isRecord(item) && item.type === 'additional_tools' && Array.isArray(item.tools) ? item.tools : []));
+  return [...(Array.isArray(body.tools) ? body.tools : []), ...added];
 }
 
 function validateTool(tool: unknown, param: string, inNamespace = false): ResponsesRequestError | null {
@@ -90,24 +116,26 @@ function validateTool(tool: unknown, param: string, inNamespace = false): Respon
   return null;
 }
 
-/** A function the model may call: its name, and the namespace it was offered in. */
+/** A function or custom (freeform) tool the model may call: its name, and the namespace it was offered in. */
 export interface CallableFunction {
   name: string;
   namespace?: string;
+  /** A custom tool: called with free text (`custom_tool_call.input`), not JSON arguments. */
+  custom: boolean;
   parameters?: { properties?: Record<string, unknown>; required?: string[] };
 }
 
-/** Every function tool the request offers, those inside namespaces included, in order. */
+/** Every function and custom tool the request offers, those inside namespaces included, in order. */
 export function callableFunctions(tools: unknown): CallableFunction[] {
   const out: CallableFunction[] = [];
+  const callable = (tool: Record<string, unknown>, namespace?: string) => {
+    if (tool.type !== 'function' && tool.type !== 'custom') return;
+    out.push({ name: String(tool.name), ...(namespace ? { namespace } : {}), custom: tool.type === 'custom', parameters: tool.parameters as CallableFunction['parameters'] });
+  };
   for (const tool of Array.isArray(tools) ? tools : []) {
     if (!isRecord(tool)) continue;
-    if (tool.type === 'function') out.push({ name: String(tool.name), parameters: tool.parameters as CallableFunction['parameters'] });
-    if (tool.type === 'namespace' && Array.isArray(tool.tools)) {
-      for (const inner of tool.tools) {
-        if (isRecord(inner) && inner.type === 'function') out.push({ name: String(inner.name), namespace: String(tool.name), parameters: inner.parameters as CallableFunction['parameters'] });
-      }
-    }
+    callable(tool);
+    if (tool.type === 'namespace' && Array.isArray(tool.tools)) for (const inner of tool.tools) if (isRecord(inner)) callable(inner, String(tool.name));
   }
   return out;
 }

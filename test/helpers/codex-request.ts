@@ -125,3 +125,48 @@ export async function codexTurn(baseUrl: string, key: string, body: Record<strin
 
 /** Codex's replay of an output item: the same item without its `id` (and without status). */
 export const replayed = ({ id: _id, status: _status, ...item }: Record<string, unknown>) => item;
+
+/**
+ * Codex CLI 0.171.0's "Responses Lite" request for a model it knows (observed 2026-11-29 against the
+ * emulator with no model set: gpt-6.2-sol): no top-level `tools`; the first input item is an
+ * `additional_tools` item holding the `functions` namespace with the freeform `exec` tool (code
+ * mode: the model writes JavaScript that calls the other tools, a Lark grammar bounding it) and
+ * function tools beside it; developer and user messages carry ids; `reasoning.context` and
+ * `text.verbosity` are set. Descriptions are shortened; names, order and shapes are Codex's.
+ */
+export const CODEX_LITE_EXEC_GRAMMAR = '\nstart: pragma_source | plain_source\npragma_source: PRAGMA_LINE NEWLINE SOURCE\nplain_source: SOURCE\n\nPRAGMA_LINE: /[ \\t]*\\/\\/ @exec:[^\\r\\n]*/\nNEWLINE: /\\r?\\n/\nSOURCE: /[\\s\\S]+/\n';
+
+export const CODEX_LITE_TOOLS_ITEM = {
+  type: 'additional_tools',
+  id: 'at_01a225a5-0108-7643-a9d1-a92a3f29306c',
+  role: 'developer',
+  tools: [
+    {
+      type: 'namespace',
+      name: 'functions',
+      description: '',
+      tools: [
+        { type: 'custom', name: 'exec', description: 'Run JavaScript code to orchestrate/compose tool calls. All nested tools are on the global `tools` object, e.g. `await tools.exec_command({cmd})`.', format: { type: 'grammar', syntax: 'lark', definition: CODEX_LITE_EXEC_GRAMMAR } },
+        fn('wait', 'Waits on a yielded `exec` cell and returns new output or completion.', { cell_id: text('Identifier of the running exec cell.'), yield_time_ms: { type: 'number' } }, ['cell_id']),
+        fn('request_user_input', 'Asks the user.', { questions: { type: 'array', items: { type: 'object', properties: { question: text('The question.') } } } }, ['questions']),
+        fn('send_message_to_user_async', 'Sends the user a message.', { message: text('The message.') }, ['message']),
+      ],
+    },
+  ],
+};
+
+/** The functions a translated upstream is offered for CODEX_LITE_TOOLS_ITEM: the namespace flattened, exec a function of one string. */
+export const CODEX_LITE_UPSTREAM_TOOL_NAMES = ['functions__exec', 'functions__wait', 'functions__request_user_input', 'functions__send_message_to_user_async'];
+
+export const developerMessage = (text: string) => ({ type: 'message', id: `msg_${Math.random().toString(16).slice(2)}`, role: 'developer', content: [{ type: 'input_text', text }] });
+
+export function codexLiteBody(model: string, input: unknown[], overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const { tools: _tools, instructions: _instructions, ...classic } = codexBody(model, input);
+  return {
+    ...classic,
+    input: [CODEX_LITE_TOOLS_ITEM, developerMessage('You are Codex, an agent based on GPT-6.'), ...input],
+    reasoning: { effort: 'low', context: 'all_turns' },
+    text: { verbosity: 'low' },
+    ...overrides,
+  };
+}

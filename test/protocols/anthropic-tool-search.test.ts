@@ -47,7 +47,7 @@ describe('the tools a Messages request offers (Anthropic tool search semantics)'
     expect(decoded.request.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'user']);
     expect(decoded.request.messages[2].parts[0]).toMatchObject({ type: 'tool-result', content: [{ type: 'text', text: 'Tool "WebFetch" loaded; it is now available.' }] });
     expect(decoded.request.responseFormat).toEqual({ type: 'json', schema: { type: 'object' }, source: 'output_config.format.schema' });
-    expect(decoded.options).toEqual({ effort: 'low', thinking: 'adaptive', contextManagement: true });
+    expect(decoded.options).toEqual({ effort: 'low', thinking: 'adaptive', contextManagement: true, leftOut: [] });
   });
 });
 

@@ -5,7 +5,7 @@ import { createResponsesEncodeState, encodeResponse, encodeResponsesPart } from 
 import { responsesRequestSchema } from '../../core/protocols/openai-responses/request-schema.ts';
 
 const base = () => createResponsesEncodeState({ id: 'resp_abc', model: 'm' }, 'anthropic');
-const usage = { inputTokens: 10, outputTokens: 7, cacheReadTokens: 4, cacheWriteTokens: 0, reasoningTokens: 3 };
+const usage = { inputTokens: 10, outputTokens: 7, cacheReadTokens: 4, cacheWriteTokens: 2, reasoningTokens: 3 };
 
 function events(parts: StreamPart[]): Record<string, unknown>[] {
   let state = base();
@@ -54,7 +54,7 @@ describe('encode-stream (neutral parts -> Responses events)', () => {
       expect.objectContaining({ type: 'message', status: 'completed', content: [expect.objectContaining({ type: 'output_text', text: 'Let me check.' })] }),
       expect.objectContaining({ type: 'function_call', call_id: 'toolu_1', name: 'get_weather', arguments: '{"city":"Paris"}' }),
     ]);
-    expect(completed.usage).toEqual({ input_tokens: 10, input_tokens_details: { cached_tokens: 4 }, output_tokens: 7, output_tokens_details: { reasoning_tokens: 3 }, total_tokens: 17 });
+    expect(completed.usage).toEqual({ input_tokens: 10, input_tokens_details: { cached_tokens: 4, cache_write_tokens: 2 }, output_tokens: 7, output_tokens_details: { reasoning_tokens: 3 }, total_tokens: 17 });
   });
 
   it('signed reasoning becomes a reasoning item whose encrypted_content names the upstream it came from', () => {
@@ -89,7 +89,7 @@ describe('decode-request (Responses body -> neutral request)', () => {
     expect(nativeOnly).toEqual([]);
     expect(request.system).toEqual([{ type: 'text', text: 'Be brief.' }]);
     expect(request.messages).toEqual([
-      { role: 'system', parts: [{ type: 'text', text: 'Use tools.' }] },
+      { role: 'system', parts: [{ type: 'text', text: 'Use tools.' }], source: 'input[0]' },
       { role: 'user', parts: [{ type: 'text', text: 'Weather?' }, { type: 'image', mediaType: 'image/png', data: 'AAAA' }] },
       { role: 'assistant', parts: [{ type: 'text', text: 'Checking.' }, { type: 'tool-call', id: 'call_1', name: 'w', input: { a: 1 } }, { type: 'tool-call', id: 'call_2', name: 'w', input: { a: 2 } }] },
       { role: 'user', parts: [{ type: 'tool-result', toolCallId: 'call_1', content: [{ type: 'text', text: 'sunny' }], isError: false }, { type: 'tool-result', toolCallId: 'call_2', content: [{ type: 'text', text: 'rain' }], isError: false }] },

@@ -106,3 +106,34 @@ describe('decode-request: fields no translated upstream takes', () => {
     expect(decode({ model: 'm', input: 'x', truncation: 'disabled' }).leftOut).toEqual([]);
   });
 });
+
+describe('decode-request: additional_tools items and records of built-in tool runs', () => {
+  it("offers an additional_tools item's tools after the request's own, named by their place in the input", () => {
+    const { request, toolNames, nativeOnly, builtIns } = decode({
+      model: 'm',
+      tools: [fn('first')],
+      input: [{ type: 'additional_tools', id: 'at_1', role: 'developer', tools: [namespace('functions', { type: 'custom', name: 'exec' }, fn('wait')), { type: 'web_search' }] }, { role: 'user', content: 'go' }],
+    });
+    expect(nativeOnly).toEqual([]);
+    expect(request.tools.map((t) => t.name)).toEqual(['first', 'functions__exec', 'functions__wait']);
+    expect(request.tools[1].inputSchema).toMatchObject({ properties: { input: { type: 'string' } }, required: ['input'] });
+    expect([...toolNames.custom]).toEqual(['functions__exec']);
+    expect(builtIns).toEqual([{ param: 'input[0].tools[1]', type: 'web_search' }]);
+    expect(request.messages).toEqual([{ role: 'user', parts: [{ type: 'text', text: 'go' }] }]);
+  });
+
+  it('leaves out a built-in tool run (OpenAI ran it; its findings are in the messages) and names it; an item type nothing can read is still refused', () => {
+    const { request, leftOut, nativeOnly } = decode({
+      model: 'm',
+      input: [
+        { role: 'user', content: 'Find it' },
+        { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'x' } },
+        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Found.' }] },
+        { type: 'item_reference', id: 'msg_1' },
+      ],
+    });
+    expect(leftOut).toEqual(['input[web_search_call]']);
+    expect(request.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(nativeOnly).toEqual([{ param: 'input[3].type', what: 'replay an input item of type "item_reference"' }]);
+  });
+});

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeResponsesRequest, PATCHBAY_REASONING_PREFIX, refuseStateful } from '../../protocols/openai-responses/decode-request.ts';
+import { declaredTools } from '../../protocols/openai-responses/decode-tools.ts';
 import { responsesRequestSchema, type ResponsesRequestBody } from '../../protocols/openai-responses/request-schema.ts';
 import { responseBase } from '../../protocols/openai-responses/response-base.ts';
 import { responsesCodec } from '../../protocols/openai-responses/responses-codec.ts';
@@ -21,7 +22,8 @@ import type { V1Request } from './v1-request.ts';
 /** What a Responses request needs of an endpoint beyond chat, with the field that needs it. */
 export function responsesNeeds(body: ResponsesRequestBody): RouteRequest['needs'] {
   const needs: RouteRequest['needs'] = [];
-  if (body.tools && body.tools.length > 0) needs.push({ capability: 'tools', param: 'tools' });
+  const tools = declaredTools(body);
+  if (tools.length > 0) needs.push({ capability: 'tools', param: tools[0].param.replace(/\[\d+\]$/, '') });
   const hasImage = (content: unknown): boolean => Array.isArray(content) && content.some((p) => p?.type === 'input_image');
   if (Array.isArray(body.input) && body.input.some((item) => hasImage(item.content) || hasImage(item.output))) needs.push({ capability: 'images', param: 'input' });
   return needs;

@@ -31,6 +31,7 @@ function openParts(adapter: ProviderAdapter, decoded: DecodedMessages, call: Ups
   const { effort, thinking, contextManagement } = decoded.options;
   const adjustments = call.adjustments;
   if (contextManagement) adjustments?.drop('context_management');
+  for (const field of decoded.options.leftOut) adjustments?.drop(field);
   if (adapter.neutral) {
     const budget = request.thinking ?? (effort ? thinkingFor(effort === 'max' ? 'xhigh' : effort, request.maxTokens) : undefined);
     if (effort && !request.thinking && !budget) adjustments?.drop('output_config.effort');

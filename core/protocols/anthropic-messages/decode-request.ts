@@ -21,6 +21,12 @@ export interface MessagesOptions {
   thinking?: string;
   /** context_management was sent (Anthropic's context editing; nothing to edit elsewhere). */
   contextManagement: boolean;
+  /**
+   * Per-message settings no translating upstream has a place for, named as the caller wrote them
+   * (`messages[1].output_config.format`): Claude Code's per-turn-control beta puts an output_config
+   * on a message; its effort is the request's when it says the same (or the request says none).
+   */
+  leftOut: string[];
 }
 
 /**
@@ -72,15 +78,34 @@ export function decodeMessagesRequest(body: MessagesRequestBody | CountTokensReq
   if (body.thinking?.type === 'enabled') request.thinking = { budgetTokens: body.thinking.budget_tokens };
   const user = full.metadata?.user_id;
   if (typeof user === 'string' && user !== '') request.user = user;
-  const options: MessagesOptions = { contextManagement: full.context_management != null };
+  const options: MessagesOptions = { contextManagement: full.context_management != null, leftOut: [] };
   const outputConfig = full.output_config;
   if (outputConfig?.format) {
     const format = outputConfig.format;
     request.responseFormat = { type: 'json', ...(format.schema ? { schema: format.schema } : {}), source: 'output_config.format.schema' };
   }
   if (typeof outputConfig?.effort === 'string') options.effort = outputConfig.effort;
+  readMessageOutputConfigs(body.messages, options);
   if (body.thinking && body.thinking.type !== 'disabled') options.thinking = body.thinking.type;
   return { request, nativeOnly, options };
+}
+
+/**
+ * Output settings carried by messages (per-turn-control beta): an effort agreeing with the
+ * request's, or the only one given, is the request's effort; anything else is listed as left out.
+ */
+function readMessageOutputConfigs(messages: MessagesRequestBody['messages'], options: MessagesOptions): void {
+  for (const [index, message] of messages.entries()) {
+    const config = (message as Record<string, unknown>).output_config;
+    if (!config || typeof config !== 'object') continue;
+    for (const [key, value] of Object.entries(config)) {
+      if (key === 'effort' && typeof value === 'string' && (options.effort === undefined || options.effort === value)) {
+        options.effort = value;
+        continue;
+      }
+      options.leftOut.push(`messages[${index}].output_config.${key}`);
+    }
+  }
 }
 
 /**

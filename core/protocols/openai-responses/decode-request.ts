@@ -60,7 +60,7 @@ export function refuseStateful(body: ResponsesRequestBody): void {
  * Responses body -> neutral request, for upstreams that do not speak Responses. What the neutral
  * model has no place for is listed in `nativeOnly` (OpenAI gets the caller's body and honours it;
  * any other upstream refuses it with the field named). Left out and said so: built-in tools not
- * forced (`builtIns`) and the fields of left-out-fields.ts. Left out without a word, because they
+ * forced (`builtIns`), records of built-in tool runs, and the fields of left-out-fields.ts. Left out without a word, because they
  * change nothing in the answer: reasoning items written by another upstream (their
  * encrypted_content means something to that upstream only), `store` (answered false), `metadata`
  * (echoed).
@@ -75,7 +75,8 @@ export function decodeResponsesRequest(body: ResponsesRequestBody): DecodedRespo
     stopSequences: [],
   };
   if (typeof body.input === 'string') request.messages.push({ role: 'user', parts: [{ type: 'text', text: body.input }] });
-  else for (const [index, item] of body.input.entries()) decodeItem(item as Item, `input[${index}]`, request.messages, nativeOnly);
+  const leftOut = leftOutFields(body);
+  if (typeof body.input !== 'string') for (const [index, item] of body.input.entries()) decodeItem(item as Item, `input[${index}]`, request.messages, nativeOnly, leftOut);
 
   const decodedTools = decodeTools(body, nativeOnly);
   request.tools = decodedTools.tools;
@@ -100,7 +101,7 @@ export function decodeResponsesRequest(body: ResponsesRequestBody): DecodedRespo
   if (body.reasoning?.effort) extras.reasoning_effort = body.reasoning.effort;
   const cacheKey = (body as Record<string, unknown>).prompt_cache_key;
   if (typeof cacheKey === 'string' && cacheKey !== '') extras.prompt_cache_key = cacheKey;
-  return { request, extras, nativeOnly, toolNames: decodedTools.names, builtIns: decodedTools.builtIns, leftOut: leftOutFields(body) };
+  return { request, extras, nativeOnly, toolNames: decodedTools.names, builtIns: decodedTools.builtIns, leftOut };
 }
 
 /** The last message if it has this role, else a new one: consecutive items of one turn share a message. */
@@ -112,7 +113,18 @@ function messageFor(messages: NeutralMessage[], role: NeutralMessage['role']): N
   return message;
 }
 
-function decodeItem(item: Item, param: string, messages: NeutralMessage[], nativeOnly: NativeOnly[]): void {
+/**
+ * The record of a run of one of OpenAI's built-in tools (web_search_call, code_interpreter_call,
+ * shell_call and its output, mcp_call ...): only OpenAI ran it, no other upstream can take it, and
+ * what it found reached the conversation through the messages after it. Left out and named
+ * (`input[web_search_call]`, as `tools[web_search]` names the tool).
+ */
+function isBuiltInToolRecord(type: string): boolean {
+  if (type === 'function_call' || type === 'function_call_output' || type === 'custom_tool_call' || type === 'custom_tool_call_output') return false;
+  return /_call(_output)?$/.test(type) || /^(mcp_|tool_search_)/.test(type);
+}
+
+function decodeItem(item: Item, param: string, messages: NeutralMessage[], nativeOnly: NativeOnly[], leftOut: string[]): void {
   const type = item.type ?? (typeof item.role === 'string' ? 'message' : undefined);
   switch (type) {
     case 'message': {
@@ -123,7 +135,7 @@ function decodeItem(item: Item, param: string, messages: NeutralMessage[], nativ
       const parts = decodeContent(item.content, `${param}.content`, nativeOnly);
       // A tool result and the user's next words are one user turn; so are a reply's text and its calls.
       const neutralRole = role === 'developer' ? 'system' : role;
-      if (neutralRole === 'system') messages.push({ role: 'system', parts });
+      if (neutralRole === 'system') messages.push({ role: 'system', parts, source: param });
       else messageFor(messages, neutralRole).parts.push(...parts);
       return;
     }
@@ -146,6 +158,9 @@ function decodeItem(item: Item, param: string, messages: NeutralMessage[], nativ
       messageFor(messages, 'user').parts.push({ type: 'tool-result', toolCallId: callId, content, isError: false });
       return;
     }
+    // Its tools are in the request's tool list (decode-tools.ts declaredTools); the item says nothing more.
+    case 'additional_tools':
+      return;
     case 'reasoning': {
       // Only reasoning Patchbay itself carried for a signed upstream goes on; OpenAI's own (encrypted for OpenAI) means nothing elsewhere.
       const carried = typeof item.encrypted_content === 'string' && item.encrypted_content.startsWith(PATCHBAY_REASONING_PREFIX) ? /^[^:]*:(.*)$/s.exec(item.encrypted_content.slice(PATCHBAY_REASONING_PREFIX.length))?.[1] : undefined;
@@ -155,6 +170,10 @@ function decodeItem(item: Item, param: string, messages: NeutralMessage[], nativ
       return;
     }
     default:
+      if (typeof type === 'string' && isBuiltInToolRecord(type)) {
+        if (!leftOut.includes(`input[${type}]`)) leftOut.push(`input[${type}]`);
+        return;
+      }
       nativeOnly.push({ param: `${param}.type`, what: `replay an input item of type "${String(type)}"` });
   }
 }

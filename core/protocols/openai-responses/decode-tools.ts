@@ -26,8 +26,32 @@ export interface DecodedTools {
 
 type Tool = Record<string, unknown>;
 
+/** A tool as the caller declared it, with its place in the request (`tools[2]`, `input[0].tools[1]`). */
+export interface DeclaredTool {
+  tool: Tool;
+  param: string;
+}
+
 /**
- * The Responses tool list as neutral tools. Function tools stay as they are; custom (freeform)
+ * Every tool the request declares, in order: the top-level `tools`, then the tools of each
+ * `additional_tools` input item (OpenAI's AdditionalToolsItemParam, which Codex 0.171.0 declares
+ * all its tools in). An additional tool is offered from its item on; the answer comes after every
+ * item, so for the answer that is all of them.
+ */
+export function declaredTools(body: ResponsesRequestBody): DeclaredTool[] {
+  const out: DeclaredTool[] = (body.tools ?? []).map((tool, index) => ({ tool: tool as Tool, param: `tools[${index}]` }));
+  if (!Array.isArray(body.input)) return out;
+  for (const [index, item] of body.input.entries()) {
+    const raw = item as Record<string, unknown>;
+    if (raw.type !== 'additional_tools') continue;
+    if (!Array.isArray(raw.tools)) throw new InvalidRequestError(`input[${index}].tools must be the array of tools the item adds.`, `input[${index}].tools`);
+    for (const [position, tool] of raw.tools.entries()) out.push({ tool: tool as Tool, param: `input[${index}].tools[${position}]` });
+  }
+  return out;
+}
+
+/**
+ * The Responses tool list (declaredTools) as neutral tools. Function tools stay as they are; custom (freeform)
  * tools become functions of one string; a `namespace` tool's functions become ordinary tools
  * under a flat name (tool-names.ts) that the encoder turns back into name + namespace. Built-in
  * tools are set aside in `builtIns`, or refused (nativeOnly, `tools[N].type`) when tool_choice
@@ -54,12 +78,10 @@ export function decodeTools(body: ResponsesRequestBody, nativeOnly: NativeOnly[]
     }
   };
 
-  for (const [index, raw] of (body.tools ?? []).entries()) {
-    const tool = raw as Tool;
-    const param = `tools[${index}]`;
-    if (tool.type === 'function' || tool.type === 'custom') add(tool, param);
+  for (const { tool, param } of declaredTools(body)) {
+    if (tool?.type === 'function' || tool?.type === 'custom') add(tool, param);
     else if (tool.type === 'namespace') decodeNamespace(tool, param, add, nativeOnly);
-    else builtIns.push({ param, type: String(tool.type) });
+    else builtIns.push({ param, type: String(tool?.type) });
   }
 
   const toolChoice = decodeToolChoice(body.tool_choice, body.parallel_tool_calls !== false, builtIns, nativeOnly);

@@ -101,7 +101,7 @@ export function encodeResponsesFailure(error: unknown, state: ResponsesEncodeSta
   if (state.finished) return '';
   const w = writer(state);
   w.begin();
-  const response = { ...w.state.base, status: 'failed', error: { code: failureCode(error), message: failureMessage(error) }, output: w.state.output, usage: null };
+  const response = { ...w.state.base, status: 'failed', error: { code: failureCode(error), message: failureMessage(error) }, output: w.state.output };
   w.emit({ type: 'response.failed', response });
   return w.events;
 }
@@ -122,7 +122,7 @@ function writer(initial: ResponsesEncodeState) {
   };
   const begin = () => {
     if (state.started) return;
-    const response = { ...state.base, status: 'in_progress', output: [], usage: null };
+    const response = { ...state.base, status: 'in_progress', output: [] };
     emit({ type: 'response.created', response });
     emit({ type: 'response.in_progress', response });
     state = { ...state, started: true };
@@ -212,7 +212,7 @@ function writer(initial: ResponsesEncodeState) {
         status: cut ? 'incomplete' : 'completed',
         incomplete_details: cut ? { reason: cut } : null,
         output: state.output,
-        usage: usage ? encodeResponsesUsage(usage) : null,
+        ...(usage ? { usage: encodeResponsesUsage(usage) } : {}),
       };
       emit({ type: cut ? 'response.incomplete' : 'response.completed', response });
       state = { ...state, finished: true, response };

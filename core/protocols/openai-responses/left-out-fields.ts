@@ -8,8 +8,9 @@ const HONOURED_INCLUDE = new Set(['reasoning.encrypted_content']);
  * wrote them. The answer is still right without them, so the request goes on without them and
  * says so (X-Patchbay-Dropped, the usage row): `client_metadata` (OpenAI's own bookkeeping; Codex
  * sends its thread and turn ids there), output controls only OpenAI's models take, `truncation:
- * "auto"` (Patchbay never cuts the conversation; an upstream refuses one over its window), and
- * `include` values naming output only OpenAI writes. `prompt_cache_key` is not here: an
+ * "auto"` (Patchbay never cuts the conversation; an upstream refuses one over its window),
+ * `reasoning.context` (which earlier reasoning OpenAI renders back to its model; elsewhere the
+ * upstream decides) and `include` values naming output only OpenAI writes. `prompt_cache_key` is not here: an
  * OpenAI-compatible upstream may take it (the adapter says when it does not).
  */
 export function leftOutFields(body: ResponsesRequestBody): string[] {
@@ -20,6 +21,8 @@ export function leftOutFields(body: ResponsesRequestBody): string[] {
   }
   if ((body.text as Record<string, unknown> | null | undefined)?.verbosity != null) out.push('text.verbosity');
   if (raw.truncation === 'auto') out.push('truncation');
+  const reasoningContext = (body.reasoning as Record<string, unknown> | null | undefined)?.context;
+  if (reasoningContext != null && reasoningContext !== 'auto') out.push('reasoning.context');
   if (Array.isArray(raw.include)) for (const value of raw.include) if (!HONOURED_INCLUDE.has(String(value))) out.push(`include[${String(value)}]`);
   return out;
 }

@@ -9,6 +9,8 @@ export function* responsesTexts(body: ResponsesRequestBody): Generator<string> {
 }
 
 function* itemTexts(item: Record<string, unknown>): Generator<string> {
+  // The tool definitions an additional_tools item adds count like those of `tools`.
+  if (item.type === 'additional_tools' && Array.isArray(item.tools)) yield JSON.stringify(item.tools);
   if (typeof item.content === 'string') yield item.content;
   else if (Array.isArray(item.content)) for (const part of item.content) if (part && typeof part.text === 'string') yield part.text;
   if (typeof item.arguments === 'string') yield item.arguments;

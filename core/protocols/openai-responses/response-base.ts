@@ -3,6 +3,8 @@ import type { ResponsesRequestBody } from './request-schema.ts';
 /**
  * The response object's fields known before any output: its id, the model, and the request's
  * settings echoed as OpenAI echoes them. `store` is false whatever was asked: Patchbay stores nothing.
+ * What the spec does not let be null is left out rather than null: `usage` until it is known,
+ * `user` when the caller sent none.
  */
 export function responseBase(body: ResponsesRequestBody, id: string, model: string, createdAt: number): Record<string, unknown> & { id: string; model: string } {
   return {
@@ -26,8 +28,7 @@ export function responseBase(body: ResponsesRequestBody, id: string, model: stri
     tools: body.tools ?? [],
     top_p: body.top_p ?? 1,
     truncation: 'disabled',
-    usage: null,
-    user: body.user ?? null,
+    ...(body.user ? { user: body.user } : {}),
     metadata: body.metadata ?? {},
   };
 }

@@ -1,5 +1,6 @@
 import { InvalidRequestError } from '../../errors/patchbay-error.ts';
 import { ProviderError } from '../../errors/provider-error.ts';
+import { lateSystemMessages } from '../../protocols/neutral/late-system-messages.ts';
 import type { NeutralRequest } from '../../protocols/neutral/neutral-request.ts';
 import type { PartStream, StreamPart } from '../../protocols/neutral/stream-part.ts';
 import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../../protocols/openai/request-schemas.ts';
@@ -83,7 +84,7 @@ export class AnthropicAdapter implements ProviderAdapter {
   }
 
   private async answerNeutral(request: NeutralRequest, call: UpstreamCall): Promise<StreamPart[]> {
-    const mapped = mapNeutralRequest(request, call.endpoint);
+    const mapped = mapRequest(request, call);
     const { text, headers } = await postToProviderForText({ call, url: `${call.provider.baseUrl}/messages`, body: mapped.body, connectTimeoutMs: this.connectTimeoutMs, mapError: mapAnthropicError });
     let message: MessageResponse;
     try {
@@ -101,7 +102,7 @@ export class AnthropicAdapter implements ProviderAdapter {
   }
 
   private async streamNeutral(request: NeutralRequest, call: UpstreamCall): Promise<PartStream> {
-    const mapped = mapNeutralRequest(request, call.endpoint);
+    const mapped = mapRequest(request, call);
     const response = await postToProvider({
       call,
       url: `${call.provider.baseUrl}/messages`,
@@ -122,6 +123,13 @@ export class AnthropicAdapter implements ProviderAdapter {
     }
     return { parts: parts() };
   }
+}
+
+/** The Messages body, and what its mapping changed said on the attempt (a late system message's position). */
+function mapRequest(request: NeutralRequest, call: UpstreamCall) {
+  const mapped = mapNeutralRequest(request, call.endpoint);
+  for (const source of lateSystemMessages(request)) call.adjustments?.adjust(`${source}=system (the top-level system prompt: Anthropic takes no system turn inside a conversation here)`);
+  return mapped;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { ProviderError } from '../../errors/provider-error.ts';
+import { lateSystemMessages } from '../../protocols/neutral/late-system-messages.ts';
 import type { NeutralRequest } from '../../protocols/neutral/neutral-request.ts';
 import type { PartStream, StreamPart } from '../../protocols/neutral/stream-part.ts';
 import type { ChatRequest, CompletionRequest, EmbeddingRequest } from '../../protocols/openai/request-schemas.ts';
@@ -43,14 +44,14 @@ export class GeminiAdapter implements ProviderAdapter {
   }
 
   private async answerNeutral(request: NeutralRequest, call: UpstreamCall): Promise<StreamPart[]> {
-    const body = mapNeutralRequest(request, call.endpoint.model);
+    const body = mapRequest(request, call);
     const answer = parseJson<GeminiResponse>(call, await this.sendForText('generateContent', body, call));
     const mapped = mapStreamEvent(answer, answerState(request));
     return [...mapped.parts, ...finishAnswer(mapped.state)];
   }
 
   private async streamNeutral(request: NeutralRequest, call: UpstreamCall): Promise<PartStream> {
-    const body = mapNeutralRequest(request, call.endpoint.model);
+    const body = mapRequest(request, call);
     const response = await this.send('streamGenerateContent?alt=sse', body, call);
     const provider = call.provider.name;
     let state = answerState(request);
@@ -111,6 +112,13 @@ export class GeminiAdapter implements ProviderAdapter {
   private url(method: string, call: UpstreamCall): string {
     return `${call.provider.baseUrl.replace(/\/+$/, '')}/models/${call.endpoint.model}:${method}`;
   }
+}
+
+/** The generateContent body, and what its mapping changed said on the attempt (a late system message's position). */
+function mapRequest(request: NeutralRequest, call: UpstreamCall) {
+  const body = mapNeutralRequest(request, call.endpoint.model);
+  for (const source of lateSystemMessages(request)) call.adjustments?.adjust(`${source}=systemInstruction (Gemini has no system turn inside a conversation)`);
+  return body;
 }
 
 function answerState(request: NeutralRequest): StreamState {

@@ -5,7 +5,7 @@ import type { OpenAiQuirks } from './quirks.ts';
 export interface ChatChoiceShape {
   finish_reason?: string | null;
   logprobs?: unknown;
-  message?: { content?: unknown; tool_calls?: unknown };
+  message?: { content?: unknown; refusal?: unknown; tool_calls?: unknown };
   delta?: { content?: string | null; tool_calls?: unknown };
 }
 
@@ -43,9 +43,11 @@ export function mapChatChoice(choice: ChatChoiceShape, quirks: OpenAiQuirks, top
 }
 
 /**
- * OpenAI's message shape: `content` always present (null beside tool calls), no empty
- * `tool_calls`, and a complete answer's tool calls as `{id, type, function}` (Together's SDK type
- * adds the stream's `index` to them; in a stream delta the index is OpenAI's too, and stays).
+ * OpenAI's message shape: `content` always present (null beside tool calls), `refusal` always
+ * present (null: Groq's and Together's models never refuse in that field, and the spec requires
+ * it), no empty `tool_calls`, and a complete answer's tool calls as `{id, type, function}`
+ * (Together's SDK type adds the stream's `index` to them; in a stream delta the index is OpenAI's
+ * too, and stays).
  */
 function normalizeMessage(choice: ChatChoiceShape): boolean {
   let changed = false;
@@ -59,6 +61,10 @@ function normalizeMessage(choice: ChatChoiceShape): boolean {
     choice.message.content = null;
     changed = true;
   }
+  if (!('refusal' in choice.message)) {
+    choice.message.refusal = null;
+    changed = true;
+  }
   if (Array.isArray(choice.message.tool_calls)) {
     for (const call of choice.message.tool_calls as Record<string, unknown>[]) {
       if (call && 'index' in call) {
@@ -70,10 +76,27 @@ function normalizeMessage(choice: ChatChoiceShape): boolean {
   return changed;
 }
 
-/** Rewrites every choice of a chat answer or chunk; true when anything changed. */
-export function mapChatChoices(value: { choices?: unknown }, quirks: OpenAiQuirks, topLogprobs: number): boolean {
+/** OpenAI's service tiers, the spec's ServiceTier enum: what typed clients parse an answer's `service_tier` as. */
+const OPENAI_SERVICE_TIERS = new Set(['auto', 'default', 'flex', 'scale', 'priority', 'fast']);
+
+/**
+ * An answer's `service_tier` in OpenAI's terms: the upstream's own tier names mapped to OpenAI's
+ * (quirks.serviceTiers: Groq's `on_demand` is OpenAI's `default`), a tier OpenAI has no word for
+ * left out, since a typed client parsing the field as OpenAI's enum fails on it.
+ */
+function mapServiceTier(value: { service_tier?: unknown }, quirks: OpenAiQuirks): boolean {
+  const tier = value.service_tier;
+  if (typeof tier !== 'string' || OPENAI_SERVICE_TIERS.has(tier)) return false;
+  const mapped = Object.hasOwn(quirks.serviceTiers, tier) ? quirks.serviceTiers[tier] : undefined;
+  if (mapped) value.service_tier = mapped;
+  else delete value.service_tier;
+  return true;
+}
+
+/** Rewrites every choice of a chat answer or chunk, and its service tier; true when anything changed. */
+export function mapChatChoices(value: { choices?: unknown; service_tier?: unknown }, quirks: OpenAiQuirks, topLogprobs: number): boolean {
   if (!quirks.mapsChatAnswers || !Array.isArray(value.choices)) return false;
-  let changed = false;
+  let changed = mapServiceTier(value, quirks);
   for (const choice of value.choices as ChatChoiceShape[]) {
     if (choice && mapChatChoice(choice, quirks, topLogprobs)) changed = true;
   }

@@ -35,6 +35,8 @@ export interface OpenAiQuirks {
   normalizesMessages: boolean;
   /** Finish reasons outside OpenAI's set, mapped into it. */
   finishReasons: Readonly<Record<string, string>>;
+  /** The upstream's service tiers, as OpenAI's (answers' `service_tier`; one OpenAI has no word for is left out). */
+  serviceTiers: Readonly<Record<string, string>>;
   /**
    * Together's log-probability dialect: an integer top-k `logprobs` in the request, and
    * `{token_ids, tokens, token_logprobs, top_logprobs}` in the answer.
@@ -72,6 +74,7 @@ const DEFAULTS: Omit<OpenAiQuirks, Derived> = {
   stopAsArray: false,
   normalizesMessages: false,
   finishReasons: {},
+  serviceTiers: {},
   integerLogprobs: false,
   singlePromptCompletions: false,
   droppedEmbeddingFields: [],
@@ -102,6 +105,9 @@ const SETTINGS: Record<string, QuirkSettings> = {
     maxChoices: 1,
     chatLogprobs: false,
     normalizesMessages: true,
+    // §4.2: Groq's tiers are auto, on_demand, flex and performance. on_demand is its standard
+    // pay-as-you-go tier (OpenAI's default), performance its faster paid one (OpenAI's priority).
+    serviceTiers: { on_demand: 'default', performance: 'priority' },
   },
   together: {
     // §5.2: usage comes on the finish chunk without stream_options; whether the field is

@@ -7,12 +7,34 @@ import { GROQ_TEXT_JSON, GROQ_TOOL_CALL_JSON, TOGETHER_CHAT_LOGPROBS_JSON } from
 const together = quirksFor('together');
 
 describe('chat answers', () => {
-  it('leaves OpenAI and Groq answers untouched (x_groq and Groq usage extras stay: clients ignore unknown fields)', () => {
-    for (const provider of ['openai', 'groq', 'my-vllm']) {
+  it('leaves OpenAI and user endpoints\' answers untouched', () => {
+    for (const provider of ['openai', 'my-vllm']) {
       const parsed = JSON.parse(GROQ_TEXT_JSON) as { choices: unknown[] };
       expect(mapChatChoices(parsed, quirksFor(provider), 0)).toBe(false);
       expect(JSON.stringify(parsed)).toBe(GROQ_TEXT_JSON);
     }
+  });
+
+  it("brings Groq's answer into OpenAI's spec: message.refusal null, service_tier on_demand as default; x_groq and Groq's usage extras stay (clients ignore unknown fields)", () => {
+    const parsed = JSON.parse(GROQ_TEXT_JSON) as { choices: { message: Record<string, unknown> }[]; service_tier: string };
+    expect(mapChatChoices(parsed, quirksFor('groq'), 0)).toBe(true);
+    const expected = JSON.parse(GROQ_TEXT_JSON) as typeof parsed;
+    expected.choices[0].message.refusal = null;
+    expected.service_tier = 'default';
+    expect(parsed).toEqual(expected);
+  });
+
+  it('maps a tier OpenAI has a word for and leaves out one it has not', () => {
+    const groq = quirksFor('groq');
+    const answer = (tier: string) => ({ service_tier: tier, choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'hi', refusal: null } }] });
+    for (const [tier, mapped] of [['on_demand', 'default'], ['performance', 'priority'], ['flex', 'flex'], ['auto', 'auto']] as const) {
+      const value = answer(tier);
+      expect(mapChatChoices(value, groq, 0)).toBe(tier !== mapped);
+      expect(value.service_tier).toBe(mapped);
+    }
+    const unknown: Record<string, unknown> = answer('turbo');
+    expect(mapChatChoices(unknown, groq, 0)).toBe(true);
+    expect(unknown).not.toHaveProperty('service_tier');
   });
 
   it("maps Together's eos to stop and its logprobs to OpenAI's content[] (§5.2, §7.4)", () => {
@@ -20,7 +42,7 @@ describe('chat answers', () => {
     expect(mapChatChoices(parsed, together, 2)).toBe(true);
     expect(parsed.choices[0].finish_reason).toBe('stop');
     // Together's empty tool_calls list is removed: OpenAI leaves the field out when there are none.
-    expect(parsed.choices[0].message).toEqual({ role: 'assistant', content: 'New York' });
+    expect(parsed.choices[0].message).toEqual({ role: 'assistant', content: 'New York', refusal: null });
     expect(parsed.choices[0].logprobs).toEqual({
       content: [
         {
@@ -52,11 +74,13 @@ describe('chat answers', () => {
     });
   });
 
-  it("gives Groq's tool-call message the content: null OpenAI always sends, and nothing else", () => {
+  it("gives Groq's tool-call message the content: null and refusal: null OpenAI always sends, and nothing else", () => {
     const parsed = JSON.parse(GROQ_TOOL_CALL_JSON) as { choices: { message: Record<string, unknown> }[] };
     expect(mapChatChoices(parsed, quirksFor('groq'), 0)).toBe(true);
     const expected = JSON.parse(GROQ_TOOL_CALL_JSON) as { choices: { message: Record<string, unknown> }[] };
     expected.choices[0].message.content = null;
+    expected.choices[0].message.refusal = null;
+    (expected as Record<string, unknown>).service_tier = 'default';
     expect(parsed).toEqual(expected);
     // OpenAI's own answers are never touched.
     expect(mapChatChoices(JSON.parse(GROQ_TOOL_CALL_JSON) as object, quirksFor('openai'), 0)).toBe(false);
@@ -79,8 +103,8 @@ describe('chat answers', () => {
     expect(mapFinishReason('eos', quirksFor('openai'))).toBe('eos');
   });
 
-  it('leaves a Together answer without eos or logprobs unchanged, so its bytes are forwarded', () => {
-    const parsed = { choices: [{ index: 0, finish_reason: 'tool_calls', logprobs: null, message: { content: null } }] };
+  it('leaves a Together answer already in OpenAI\'s shape unchanged, so its bytes are forwarded', () => {
+    const parsed = { choices: [{ index: 0, finish_reason: 'tool_calls', logprobs: null, message: { content: null, refusal: null } }] };
     expect(mapChatChoices(parsed, together, 0)).toBe(false);
   });
 });
