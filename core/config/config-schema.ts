@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /** The protocols Patchbay speaks upstream; each has one adapter folder in core/providers. */
@@ -98,6 +99,25 @@ export const agentsSchema = z.strictObject({ claude: claudeProfileSchema.optiona
 export type AgentProfiles = z.infer<typeof agentsSchema>;
 export type AgentName = keyof AgentProfiles;
 
+/** server.publicUrl: an origin only (scheme, host, optional port); Patchbay serves at the root of it. */
+export const publicUrlSchema = z
+  .url({ protocol: /^https?$/, message: 'must be an http:// or https:// URL, e.g. "https://patchbay.example.com"' })
+  .refine((value) => {
+    // Runs after the URL check too (zod goes on to report every issue): an unparsable value is that check's to report.
+    if (!URL.canParse(value)) return true;
+    const url = new URL(value);
+    return (url.pathname === '/' || url.pathname === '') && !url.search && !url.hash && !url.username && !url.password;
+  }, 'must be an origin only (scheme://host[:port]): Patchbay serves at the root of its host, so no path, query or user');
+
+/** A trusted proxy's address: an IPv4 or IPv6 address, or a CIDR range (10.0.0.0/24). */
+export const proxyAddressSchema = z.string().refine((value) => {
+  const [address, bits, ...rest] = value.split('/');
+  const family = isIP(address);
+  if (!family || rest.length) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}, 'must be an IP address or a CIDR range such as "10.0.0.5" or "10.0.0.0/24"');
+
 export const configSchema = z.strictObject({
   server: z
     .strictObject({
@@ -107,6 +127,18 @@ export const configSchema = z.strictObject({
       allowedHosts: z.array(z.string().min(1)).optional(),
       /** Origins (scheme://host:port) whose browser pages may call the API. */
       allowedOrigins: z.array(z.string().min(1)).optional(),
+      /**
+       * The URL people reach Patchbay at through a reverse proxy (https://patchbay.example.com): the
+       * dashboard accepts exactly this origin, and every link, snippet and sign-in code uses it.
+       */
+      publicUrl: publicUrlSchema.optional(),
+      /** Addresses (or CIDR ranges) of the reverse proxies whose X-Forwarded-Proto / Forwarded proto= is believed; nobody else's is. */
+      trustedProxies: z.array(proxyAddressSchema).optional(),
+      /**
+       * On SIGTERM, how long a replica whose /health a proxy polls keeps serving while /health says
+       * "draining", before it stops taking connections (default 5000; 0: stop at once).
+       */
+      drainMs: z.number().int().min(0).max(120_000).optional(),
       /** A client's request headers must arrive within this time (slowloris). */
       headersTimeoutMs: z.number().int().positive().optional(),
       /** The whole request (headers and body) must arrive within this time; answers, streams included, are not limited by it. */

@@ -27,6 +27,12 @@ export interface PatchbayConfig {
   port: number;
   allowedHosts: string[];
   allowedOrigins: string[];
+  /** server.publicUrl as an origin (no trailing slash), or null: where people reach Patchbay through a reverse proxy. */
+  publicUrl: string | null;
+  /** server.trustedProxies: the reverse proxies whose forwarded scheme is believed. */
+  trustedProxies: string[];
+  /** server.drainMs: on SIGTERM, how long a replica behind a proxy keeps serving while /health says "draining". */
+  drainMs: number;
   /** Slowloris bounds: time for a request's headers, for the whole request, and open connections at most. */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
@@ -155,6 +161,9 @@ function resolveConfig(file: PatchbayConfigFile, path: string | null): PatchbayC
     port: file.server?.port ?? DEFAULT_PORT,
     allowedHosts: file.server?.allowedHosts ?? [],
     allowedOrigins: file.server?.allowedOrigins ?? [],
+    publicUrl: file.server?.publicUrl ? new URL(file.server.publicUrl).origin : null,
+    trustedProxies: file.server?.trustedProxies ?? [],
+    drainMs: file.server?.drainMs ?? 5_000,
     headersTimeoutMs,
     requestTimeoutMs,
     maxConnections: file.server?.maxConnections ?? 2_048,
