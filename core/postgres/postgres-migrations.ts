@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
 import type pg from 'pg';
+import { missingSchemaPrivilege, SCHEMA_PRIVILEGES_QUERY, type SchemaPrivileges } from './postgres-start-errors.ts';
+import { oldestCompatibleSchema, planSchema, type DatabaseSchema } from './schema-compatibility.ts';
 import { BREAKDOWN_ROLLUPS_FROM } from './postgres-usage-rollups.ts';
 
 /** Any 64-bit number only Patchbay takes: replicas starting together migrate one after the other. */
@@ -14,7 +17,10 @@ const rollup = (table: string, unit: string, dimensions: string[]) =>
 /**
  * PostgreSQL's schema, one entry per version (schema_version records how far a database got).
  * Never edit a shipped entry: append. The usage columns follow SQLite's (core/usage/open-database.ts):
- * a column added there is added here too, in a new entry.
+ * a column added there is added here too, in a new entry. An entry only adds (expand); one that
+ * removes or changes what an older release uses is a contract step, listed in
+ * schema-compatibility.ts's CONTRACT_STEPS (see there: replicas of two releases share the database
+ * during a rolling upgrade).
  */
 export const POSTGRES_MIGRATIONS: string[] = [
   `CREATE SEQUENCE api_key_versions;
@@ -170,34 +176,56 @@ export const POSTGRES_MIGRATIONS: string[] = [
    ${BREAKDOWN_ROLLUPS_FROM('usage').map((sql) => `${sql};`).join('\n')}`,
 ];
 
+/** The Patchbay release this code is, recorded beside the schema it migrates a database to. */
+function releaseOfThisCode(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
 /**
- * Brings the database to the latest schema, under a session advisory lock: two replicas starting
- * together take turns, and the second finds the work done. Refuses a database a newer Patchbay wrote.
+ * Brings the database to this Patchbay's schema, under a session advisory lock: two replicas
+ * starting together take turns, and the second finds the work done. A database a newer Patchbay
+ * migrated is used as it is while its schema still works with this one (expand steps; see
+ * schema-compatibility.ts), else refused with what to run instead. Before creating anything, the
+ * user's CREATE privilege on the schema is checked, so a missing grant is named, not met halfway.
+ * Returns a note for the log when the database is newer than this Patchbay.
  */
-export async function migratePostgres(pool: pg.Pool): Promise<void> {
+export async function migratePostgres(pool: pg.Pool, migrations: readonly string[] = POSTGRES_MIGRATIONS): Promise<{ note: string | null }> {
   const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    await client.query('CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)');
-    const found = await client.query<{ version: number }>('SELECT version FROM schema_version');
-    let current = found.rows[0]?.version ?? 0;
-    if (found.rows.length === 0) await client.query('INSERT INTO schema_version (version) VALUES (0)');
-    if (current > POSTGRES_MIGRATIONS.length) {
-      throw new Error(`This Patchbay database (schema ${current}) was written by a newer Patchbay; update Patchbay to use it.`);
-    }
-    for (; current < POSTGRES_MIGRATIONS.length; current++) {
+    const exists = await client.query<{ found: boolean }>(`SELECT to_regclass('schema_version') IS NOT NULL AS found`);
+    const database = exists.rows[0].found ? await readSchema(client) : { version: 0, oldestCompatible: null, writtenBy: null };
+    const release = releaseOfThisCode();
+    const plan = planSchema(database, { schema: migrations.length, release });
+    if (plan.action === 'refuse') throw plan.error;
+    if (plan.action !== 'migrate') return { note: plan.action === 'use-newer' ? plan.note : null };
+    const privileges = await client.query<SchemaPrivileges>(SCHEMA_PRIVILEGES_QUERY);
+    const missing = missingSchemaPrivilege(privileges.rows[0]);
+    if (missing) throw missing;
+    await client.query(`CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL);
+      ALTER TABLE schema_version ADD COLUMN IF NOT EXISTS oldest_compatible integer, ADD COLUMN IF NOT EXISTS written_by text`);
+    if ((await client.query('SELECT 1 FROM schema_version')).rowCount === 0) await client.query('INSERT INTO schema_version (version) VALUES (0)');
+    for (let current = plan.from; current < plan.to; current++) {
       await client.query('BEGIN');
       try {
-        await client.query(POSTGRES_MIGRATIONS[current]);
-        await client.query('UPDATE schema_version SET version = $1', [current + 1]);
+        await client.query(migrations[current]);
+        await client.query('UPDATE schema_version SET version = $1, oldest_compatible = $2, written_by = $3', [current + 1, oldestCompatibleSchema(current + 1), release]);
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK');
         throw error;
       }
     }
+    return { note: null };
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
     client.release();
   }
+}
+
+/** schema_version's row; its compatibility columns are missing on a database no Patchbay of this rule has migrated. */
+async function readSchema(client: pg.PoolClient): Promise<DatabaseSchema> {
+  const found = await client.query<{ version: number; oldest_compatible?: number | null; written_by?: string | null }>('SELECT * FROM schema_version');
+  const row = found.rows[0];
+  return { version: row?.version ?? 0, oldestCompatible: row?.oldest_compatible ?? null, writtenBy: row?.written_by ?? null };
 }

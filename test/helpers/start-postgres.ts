@@ -9,7 +9,7 @@ const run = promisify(execFile);
 
 /** A throwaway PostgreSQL cluster: initdb + pg_ctl in a temp dir, on a free loopback port. */
 export interface TestPostgres {
-  /** postgres://patchbay@127.0.0.1:PORT/postgres (trust authentication, loopback only). */
+  /** postgres://SUPERUSER@127.0.0.1:PORT/postgres (trust authentication unless started with passwords, loopback only). */
   url: string;
   port: number;
   /** A fresh, empty database; returns its URL. */
@@ -17,6 +17,10 @@ export interface TestPostgres {
   /** Stops the server (fast shutdown: connections are cut) and starts it again on the same port (restart tests). */
   stopServer(): Promise<void>;
   startServer(): Promise<void>;
+  /** The folder of the server's Unix socket (psql -h DIR connects there as the superuser, trusted). */
+  socketDir: string;
+  /** Runs SQL as the superuser over the socket (psql -At, stopping at the first error); returns its output. */
+  psql(sql: string, database?: string): Promise<string>;
   /** Stops the server and removes the cluster. */
   stop(): Promise<void>;
 }
@@ -55,8 +59,16 @@ function runAs(): { user: string; uid: number; gid: number } | null {
   return { user: 'postgres', uid, gid };
 }
 
+export interface StartPostgresOptions {
+  /** The cluster's superuser (default "patchbay"); a deployment test names it "postgres", as Debian's package does, and creates "patchbay" itself. */
+  superuser?: string;
+  /** Loopback TCP connections need a password (scram-sha-256), as on a real server; the socket stays trusted for psql as the superuser. */
+  passwords?: boolean;
+}
+
 /** Starts a throwaway cluster. Stop it in afterAll: `await pg.stop()`. */
-export async function startPostgres(): Promise<TestPostgres> {
+export async function startPostgres(settings: StartPostgresOptions = {}): Promise<TestPostgres> {
+  const superuser = settings.superuser ?? 'patchbay';
   const bin = postgresBinDir();
   if (!bin) throw new Error('PostgreSQL is not installed: npm test installs it (apt-get install postgresql) when run as root; or install it yourself.');
   const user = runAs();
@@ -64,7 +76,8 @@ export async function startPostgres(): Promise<TestPostgres> {
   if (user) chownSync(dir, user.uid, user.gid);
   const data = join(dir, 'data');
   const as = (command: string, args: string[]) => (user ? run('runuser', ['-u', user.user, '--', join(bin, command), ...args]) : run(join(bin, command), args));
-  await as('initdb', ['-D', data, '-U', 'patchbay', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+  const auth = settings.passwords ? ['--auth-local=trust', '--auth-host=scram-sha-256'] : ['--auth=trust'];
+  await as('initdb', ['-D', data, '-U', superuser, ...auth, '-E', 'UTF8', '--no-sync', '--no-instructions']);
   const port = await freePort();
   // fsync off: a throwaway cluster need not survive an OS crash, and the tests run faster.
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
@@ -75,17 +88,22 @@ export async function startPostgres(): Promise<TestPostgres> {
     await as('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
   };
   await startServer();
-  const url = `postgres://patchbay@127.0.0.1:${port}/postgres`;
+  const url = `postgres://${superuser}@127.0.0.1:${port}/postgres`;
   let databases = 0;
   return {
     url,
     port,
     async createDatabase(name = `patchbay_${process.pid}_${++databases}`) {
-      await as('psql', ['-h', dir, '-p', String(port), '-U', 'patchbay', '-d', 'postgres', '-q', '-c', `CREATE DATABASE ${name}`]);
-      return `postgres://patchbay@127.0.0.1:${port}/${name}`;
+      await as('psql', ['-h', dir, '-p', String(port), '-U', superuser, '-d', 'postgres', '-q', '-c', `CREATE DATABASE ${name}`]);
+      return `postgres://${superuser}@127.0.0.1:${port}/${name}`;
     },
     stopServer,
     startServer,
+    socketDir: dir,
+    async psql(sql: string, database = 'postgres') {
+      const { stdout } = await as('psql', ['-h', dir, '-p', String(port), '-U', superuser, '-d', database, '-q', '-v', 'ON_ERROR_STOP=1', '-At', '-c', sql]);
+      return stdout;
+    },
     async stop() {
       try {
         await stopServer();

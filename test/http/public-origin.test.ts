@@ -1,9 +1,10 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../core/config/load-config.ts';
 import { forwardedProto, hostsOfPublicUrl, PublicOrigin } from '../../core/http/public-origin.ts';
 
 /** A request as the server sees it: its headers and the address of the peer that connected. */
-const request = (headers: Record<string, string | string[]>, remoteAddress = '10.0.0.5') => ({ headers, socket: { remoteAddress } });
+const request = (headers: IncomingHttpHeaders, remoteAddress = '10.0.0.5') => ({ headers, socket: { remoteAddress } });
 
 describe('PublicOrigin: which browser origin is Patchbay\'s own', () => {
   it('with server.publicUrl: exactly that origin, whatever the request says, and every other refused', () => {
@@ -47,7 +48,7 @@ describe('PublicOrigin: which browser origin is Patchbay\'s own', () => {
     expect(forwardedProto({ 'x-forwarded-proto': 'http, https' })).toBe('https');
     expect(forwardedProto({ 'x-forwarded-proto': 'https,http' })).toBe('http');
     expect(forwardedProto({ forwarded: 'proto=http;host=evil.example, for=10.0.0.1;proto="https"' })).toBe('https');
-    expect(forwardedProto({ forwarded: ['proto=https', 'for=1.2.3.4;PROTO=http'] })).toBe('http');
+    expect(forwardedProto({ forwarded: 'proto=https, for=1.2.3.4;PROTO=http' })).toBe('http');
     // X-Forwarded-Proto first (what Caddy, nginx and most balancers set), then Forwarded.
     expect(forwardedProto({ 'x-forwarded-proto': 'https', forwarded: 'proto=http' })).toBe('https');
     expect(forwardedProto({ forwarded: 'for=10.0.0.1' })).toBeNull();
