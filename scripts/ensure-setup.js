@@ -5,6 +5,8 @@
 //   node scripts/ensure-setup.js test [vitest args]   install if needed, then run the test suite
 //   node scripts/ensure-setup.js start [cli args]     install if needed, then run the Patchbay CLI
 //   node scripts/ensure-setup.js bench [args]         install if needed, then run the benchmark
+//   node scripts/ensure-setup.js build                install if needed and build the dashboard: a
+//                                                      service's release dir, ready for `node bin/patchbay.js serve`
 //   node scripts/ensure-setup.js agents [vitest args] install if needed (and the real agents into
 //                                                      test/agents, scripts/ensure-agents.js), then run the agent tests
 //   node scripts/ensure-setup.js agents --latest [...] the same against the newest published agents
@@ -26,7 +28,7 @@ import { NODE_ENV, NODE_FLAGS } from '../bin/node-flags.js';
 import { ensureAgentsInstalled, ensureLatestAgentsInstalled } from './ensure-agents.js';
 import { ensureCoreBuilt } from './build-core.js';
 import { ensureRendererBuilt } from './build-renderer.js';
-import { planSystemPackages } from './system-packages.js';
+import { needsPrivateKeyring, planSystemPackages } from './system-packages.js';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const toolsDir = join(root, '.tools');
@@ -169,10 +171,14 @@ if (mode === 'start' || mode === 'bench') {
   }
 }
 // The dashboard (served at /ui/) is built when stale for the commands that serve or open it.
-if (mode === 'start' && (rest[0] === 'serve' || rest[0] === 'ui')) {
+if ((mode === 'start' && (rest[0] === 'serve' || rest[0] === 'ui')) || mode === 'build') {
   try {
     ensureRendererBuilt(join(nodeBin, 'node'));
   } catch (error) {
+    if (mode === 'build') {
+      say(`The dashboard could not be built: ${error.message}`);
+      process.exit(1);
+    }
     say(`The dashboard could not be built (${error.message}); the API works, /ui/ says how to build it.`);
   }
 }
@@ -191,9 +197,9 @@ else if (mode === 'start') {
   for (const [name, value] of Object.entries(NODE_ENV)) env[name] ??= value;
 }
 else if (mode === 'bench') command = [node, join(root, 'bench', 'run-bench.ts'), ...rest];
-else if (mode === 'install') process.exit(0);
+else if (mode === 'install' || mode === 'build') process.exit(0);
 else {
-  say(`unknown mode "${mode}" (use test, agents, start, bench or install)`);
+  say(`unknown mode "${mode}" (use test, agents, start, bench, build or install)`);
   process.exit(2);
 }
 
@@ -214,7 +220,8 @@ if ((mode === 'test' || mode === 'agents') && process.platform === 'linux' && !h
 // read the password and so the secrets (README "Development" says so).
 // Commands that never read a provider secret (ui, keys, usage, version, help) get no keyring: one
 // made for them would land in the default data dir even when the server runs on another.
-const needsKeyring = mode === 'start' && !['ui', 'keys', 'usage', 'version', '--version', '-v', 'help', '--help', '-h', undefined].includes(rest[0]);
+// A team's replica (a secrets file, a team database) gets none either: see needsPrivateKeyring.
+const needsKeyring = mode === 'start' && needsPrivateKeyring(rest, env);
 if (needsKeyring && process.platform === 'linux' && !hasSecretService && keychainPackages) {
   const dataDir = dataDirFromArgs(rest, env);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });

@@ -20,3 +20,4 @@ export type SystemPackagesPlan =
   | { action: 'install'; packages: string[]; steps: string[][] }
   | { action: 'tell'; packages: string[]; message: string; fatal: boolean };
 export declare function planSystemPackages(machine: Machine): SystemPackagesPlan;
+export declare function needsPrivateKeyring(args: string[], env: Record<string, string | undefined>): boolean;

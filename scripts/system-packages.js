@@ -12,7 +12,27 @@ export const SYSTEM_PACKAGES = [
   { name: 'chromium', modes: ['test'], file: '/usr/bin/chromium' },
   // The PostgreSQL store tests start a throwaway cluster; Debian's postgresql-common installs pg_ctlcluster.
   { name: 'postgresql', modes: ['test'], command: 'pg_ctlcluster' },
+  // The team deployment test puts a real TLS reverse proxy in front of the replicas (docs/team.md's Caddyfile).
+  { name: 'caddy', modes: ['test'], command: 'caddy' },
 ];
+
+/**
+ * Whether `npm start` / `npm run patchbay -- CMD` wraps Patchbay in a private D-Bus session with
+ * gnome-keyring (a Linux without a Secret Service). Only commands that may read or store a provider
+ * secret in the keychain get one, and never a team's replica: with a secrets file or a team database
+ * the secrets come from the file or the environment (docs/team.md), so a keyring would be a process
+ * tree for nothing and a second place for secrets.
+ * @param {string[]} args the CLI's arguments (the command first)
+ * @param {Record<string, string | undefined>} env
+ */
+export function needsPrivateKeyring(args, env) {
+  const noKeychainCommands = ['ui', 'keys', 'usage', 'version', '--version', '-v', 'help', '--help', '-h', undefined];
+  if (noKeychainCommands.includes(args[0])) return false;
+  const named = (flag) => args.some((arg) => arg === flag || arg.startsWith(`${flag}=`));
+  if (named('--secrets-file') || env.PATCHBAY_SECRETS_FILE) return false;
+  if (named('--database') || env.PATCHBAY_DATABASE_URL) return false;
+  return true;
+}
 
 const INSTALL_HINTS = {
   'apt-get': (names) => `sudo apt-get install ${names}`,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planSystemPackages, SYSTEM_PACKAGES } from '../../scripts/system-packages.js';
+import { needsPrivateKeyring, planSystemPackages, SYSTEM_PACKAGES } from '../../scripts/system-packages.js';
 
 /** A machine where `present` lists what is installed (commands and files). */
 const machine = (overrides: Partial<Parameters<typeof planSystemPackages>[0]> & { present?: string[] } = {}) => {
@@ -14,23 +14,24 @@ const machine = (overrides: Partial<Parameters<typeof planSystemPackages>[0]> & 
     ...overrides,
   };
 };
-const EVERYTHING = ['dbus-run-session', 'gnome-keyring-daemon', '/usr/bin/chromium', 'pg_ctlcluster'];
+const EVERYTHING = ['dbus-run-session', 'gnome-keyring-daemon', '/usr/bin/chromium', 'pg_ctlcluster', 'caddy'];
 
 describe('planSystemPackages: what npm test and npm start install or ask for', () => {
   it('a fresh Debian container as root: apt-get update once, then install every missing package quietly', () => {
     expect(planSystemPackages(machine())).toEqual({
       action: 'install',
-      packages: ['dbus', 'gnome-keyring', 'chromium', 'postgresql'],
+      packages: ['dbus', 'gnome-keyring', 'chromium', 'postgresql', 'caddy'],
       steps: [
         ['apt-get', '-o', 'DPkg::Lock::Timeout=300', 'update', '-qq'],
-        ['apt-get', '-o', 'DPkg::Lock::Timeout=300', 'install', '-y', '-qq', '--no-install-recommends', 'dbus', 'gnome-keyring', 'chromium', 'postgresql'],
+        ['apt-get', '-o', 'DPkg::Lock::Timeout=300', 'install', '-y', '-qq', '--no-install-recommends', 'dbus', 'gnome-keyring', 'chromium', 'postgresql', 'caddy'],
       ],
     });
   });
 
   it('installs only what is missing, and nothing when all is there', () => {
-    expect(planSystemPackages(machine({ present: ['dbus-run-session', '/usr/bin/chromium', 'pg_ctlcluster'] }))).toMatchObject({ action: 'install', packages: ['gnome-keyring'] });
-    expect(planSystemPackages(machine({ present: EVERYTHING.slice(0, 3) }))).toMatchObject({ action: 'install', packages: ['postgresql'] });
+    expect(planSystemPackages(machine({ present: ['dbus-run-session', '/usr/bin/chromium', 'pg_ctlcluster', 'caddy'] }))).toMatchObject({ action: 'install', packages: ['gnome-keyring'] });
+    expect(planSystemPackages(machine({ present: EVERYTHING.slice(0, 3) }))).toMatchObject({ action: 'install', packages: ['postgresql', 'caddy'] });
+    expect(planSystemPackages(machine({ present: EVERYTHING.slice(0, 4) }))).toMatchObject({ action: 'install', packages: ['caddy'] });
     expect(planSystemPackages(machine({ present: EVERYTHING }))).toEqual({ action: 'none' });
   });
 
@@ -40,16 +41,16 @@ describe('planSystemPackages: what npm test and npm start install or ask for', (
   });
 
   it('a desktop session whose bus already offers the Secret Service needs no dbus or gnome-keyring', () => {
-    expect(planSystemPackages(machine({ secretServiceRunning: true, present: ['/usr/bin/chromium', 'pg_ctlcluster'] }))).toEqual({ action: 'none' });
-    expect(planSystemPackages(machine({ secretServiceRunning: true }))).toMatchObject({ packages: ['chromium', 'postgresql'] });
+    expect(planSystemPackages(machine({ secretServiceRunning: true, present: ['/usr/bin/chromium', 'pg_ctlcluster', 'caddy'] }))).toEqual({ action: 'none' });
+    expect(planSystemPackages(machine({ secretServiceRunning: true }))).toMatchObject({ packages: ['chromium', 'postgresql', 'caddy'] });
   });
 
   it('not root, or no apt-get: one line naming the packages and the command for this package manager; fatal for tests only', () => {
-    const notRoot = planSystemPackages(machine({ isRoot: false, present: ['/usr/bin/chromium', 'pg_ctlcluster'] }));
+    const notRoot = planSystemPackages(machine({ isRoot: false, present: ['/usr/bin/chromium', 'pg_ctlcluster', 'caddy'] }));
     expect(notRoot).toMatchObject({ action: 'tell', packages: ['dbus', 'gnome-keyring'], fatal: true });
     expect(notRoot.action === 'tell' && notRoot.message).toContain('sudo apt-get install dbus gnome-keyring');
     const fedora = planSystemPackages(machine({ packageManager: 'dnf', present: EVERYTHING.slice(0, 2) }));
-    expect(fedora.action === 'tell' && fedora.message).toContain('sudo dnf install chromium postgresql');
+    expect(fedora.action === 'tell' && fedora.message).toContain('sudo dnf install chromium postgresql caddy');
     const arch = planSystemPackages(machine({ isRoot: false, packageManager: 'pacman', mode: 'start' }));
     expect(arch).toMatchObject({ action: 'tell', fatal: false });
     expect(arch.action === 'tell' && arch.message).toContain('sudo pacman -S dbus gnome-keyring');
@@ -62,6 +63,25 @@ describe('planSystemPackages: what npm test and npm start install or ask for', (
   });
 
   it('a package is added in one line of the list', () => {
-    expect(SYSTEM_PACKAGES.map((p) => p.name)).toEqual(['dbus', 'gnome-keyring', 'chromium', 'postgresql']);
+    expect(SYSTEM_PACKAGES.map((p) => p.name)).toEqual(['dbus', 'gnome-keyring', 'chromium', 'postgresql', 'caddy']);
+  });
+});
+
+describe('needsPrivateKeyring: which npm run patchbay commands get a private gnome-keyring', () => {
+  it('serve on a laptop without a Secret Service does (providers set-key stores there)', () => {
+    expect(needsPrivateKeyring(['serve'], {})).toBe(true);
+    expect(needsPrivateKeyring(['providers', 'set-key', 'groq'], {})).toBe(true);
+  });
+
+  it('commands that never read a provider secret do not', () => {
+    for (const command of ['ui', 'keys', 'usage', 'version', '--help', undefined]) expect(needsPrivateKeyring(command === undefined ? [] : [command], {}), String(command)).toBe(false);
+  });
+
+  it("a team's replica does not: secrets come from the secrets file or the environment", () => {
+    expect(needsPrivateKeyring(['serve', '--secrets-file', '/etc/patchbay/secrets'], {})).toBe(false);
+    expect(needsPrivateKeyring(['serve', '--secrets-file=/etc/patchbay/secrets'], {})).toBe(false);
+    expect(needsPrivateKeyring(['serve'], { PATCHBAY_SECRETS_FILE: '/etc/patchbay/secrets' })).toBe(false);
+    expect(needsPrivateKeyring(['serve', '--database', 'postgres://patchbay@db/patchbay'], {})).toBe(false);
+    expect(needsPrivateKeyring(['serve'], { PATCHBAY_DATABASE_URL: 'postgres://patchbay@db/patchbay' })).toBe(false);
   });
 });
