@@ -20,7 +20,7 @@
 // machine's session offers no Secret Service).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -95,6 +95,13 @@ function ensureDependencies(env) {
   const installed = join(root, 'node_modules', '.package-lock.json');
   const stale = mtime(installed) === 0 || mtime(installed) < mtime(join(root, 'package-lock.json')) || mtime(installed) < mtime(join(root, 'package.json'));
   if (!stale) return;
+  // A node_modules that links to another checkout's (a second worktree, a release dir sharing one
+  // install): npm ci would empty the folder it points to, under the other checkout's feet, then
+  // replace the link. Leave it to whoever owns that folder.
+  if (existsSync(installed) && lstatSync(join(root, 'node_modules')).isSymbolicLink()) {
+    say(`node_modules links to ${realpathSync(join(root, 'node_modules'))} and looks older than package.json: not reinstalling through the link (npm ci would empty it for every checkout using it). Run npm ci there if a dependency changed.`);
+    return;
+  }
   say('Installing dependencies (npm ci) ...');
   run('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, env });
 }
