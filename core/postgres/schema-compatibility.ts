@@ -59,7 +59,7 @@ export function planSchema(database: DatabaseSchema, code: { schema: number; rel
     action: 'refuse',
     error: new SchemaTooNewError(
       `This PostgreSQL database is at schema ${database.version} (migrated by ${by}), which works only with Patchbay releases of schema ${oldest} or newer; this Patchbay (${code.release}) is schema ${code.schema}. ` +
-        `Run ${database.writtenBy ? `Patchbay ${database.writtenBy} or newer` : 'the release the other replicas run'} on this replica as well: an upgrade goes forward only (docs/team.md, "Rolling upgrades").`,
+        `Run ${database.writtenBy ? `Patchbay ${database.writtenBy} or newer` : 'the release the other replicas run'} on this replica as well: an upgrade goes forward only (docs/team.md, "Rolling restarts and upgrades").`,
     ),
   };
 }

@@ -97,7 +97,7 @@ describe('PostgreSQL: creating the database, privileges, and schemas of two rele
     expect(failure).toBeInstanceOf(SchemaTooNewError);
     expect((failure as Error).message).toBe(
       `This PostgreSQL database is at schema ${NEXT_RELEASE_MIGRATIONS.length} (migrated by Patchbay 9.9.9), which works only with Patchbay releases of schema ${NEXT_RELEASE_MIGRATIONS.length} or newer; this Patchbay (${RELEASE}) is schema ${POSTGRES_MIGRATIONS.length}. ` +
-        'Run Patchbay 9.9.9 or newer on this replica as well: an upgrade goes forward only (docs/team.md, "Rolling upgrades").',
+        'Run Patchbay 9.9.9 or newer on this replica as well: an upgrade goes forward only (docs/team.md, "Rolling restarts and upgrades").',
     );
   });
 
