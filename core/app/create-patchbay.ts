@@ -8,7 +8,6 @@ import { applyConfig } from '../management/apply-config-change.ts';
 import { createRequestListener } from '../http/create-http-app.ts';
 import { DashboardSessions } from '../http/dashboard-sessions.ts';
 import type { DashboardSignIn } from '../stores/dashboard-sign-in.ts';
-import { HostGuard } from '../http/host-guard.ts';
 import { startHttpServer, stopHttpServer } from '../http/http-server.ts';
 import { KeyLimiter } from '../keys/key-limiter.ts';
 import { setUpstreamLimits, type UpstreamLimits } from '../providers/upstream-limits.ts';
@@ -20,9 +19,13 @@ import type { Catalog } from '../catalog/load-catalog.ts';
 import { tightenPermissions } from './tighten-permissions.ts';
 import { IdleMemory } from '../runtime/idle-memory.ts';
 import { announceServer, lockDataDir, type DataDirLock } from './data-dir-lock.ts';
-import { reachableHostNames, resolveListenAddresses } from './listen-addresses.ts';
+import { resolveListenAddresses } from './listen-addresses.ts';
+import { createFrontDoor } from './create-front-door.ts';
+import { drainThenClose } from './drain-then-close.ts';
+import { createsFirstKey, firstKeyNotice } from '../keys/first-key.ts';
+import type { ReplicaLifecycle } from '../http/replica-lifecycle.ts';
 import { seedHealth } from '../routing/seed-health.ts';
-import { KeychainSecretStore } from '../secrets/keychain-secret-store.ts';
+import { openProviderSecrets } from './open-provider-secrets.ts';
 import { readSecretsFile } from '../secrets/read-secrets-file.ts';
 import { closeTokenCounter } from '../tokens/count-tokens.ts';
 import type { PatchbayDatabase } from '../sqlite/open-database.ts';
@@ -89,8 +92,13 @@ export interface Patchbay {
   events: EventHub;
   /** The management API's credential (also in DATA_DIR/admin-token). */
   adminToken: string;
-  /** The key created on a first start with no keys: shown once, never stored in clear. */
+  /** The key created on a laptop's first start with no keys: shown once, never stored in clear. A team's replica makes none (keys create does). */
   firstKey: string | null;
+  /** server.publicUrl (links, snippets and sign-in codes use it), or null. */
+  publicUrl: string | null;
+  /** The team's database as the log may show it (no password), or null on SQLite. */
+  database: string | null;
+  lifecycle: ReplicaLifecycle;
   /**
    * A link that signs a browser (or the desktop window) into the dashboard: a one-time code in the
    * URL fragment, valid 10 minutes; the admin token never goes into a URL.
@@ -100,6 +108,11 @@ export interface Patchbay {
   signInLink(): Promise<string>;
   /** Stops accepting, waits for in-flight requests, flushes usage, closes the database. */
   close(): Promise<void>;
+  /**
+   * SIGTERM: /health says "draining" and requests are still served for server.drainMs when a proxy
+   * polls /health (not at all when none does), then close(). Called again, it stops waiting.
+   */
+  shutdown(): Promise<void>;
 }
 
 /** The one composition root: the CLI, the desktop app and every integration test start Patchbay here. */
@@ -138,17 +151,14 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
   });
   const { stores, team, configStore, config } = storage;
   const { keys, usage } = stores;
-  // The secrets file's variables, under the environment's (a variable set in the environment wins, as with dotenv).
-  const secrets = new KeychainSecretStore({ ...fileSecrets, ...(options.env ?? process.env) }, options.keychainService);
-  if (fileSecrets) log(`Provider secrets from ${options.secretsFile}: ${Object.keys(fileSecrets).join(', ') || 'none'}.`);
-  const keychainNotice = secrets.unavailableNotice();
-  if (keychainNotice) log(keychainNotice);
+  const file = fileSecrets && options.secretsFile ? { path: options.secretsFile, secrets: fileSecrets } : null;
+  const secrets = openProviderSecrets({ env: options.env ?? process.env, file, team: stores.postgres !== null, keychainService: options.keychainService, log });
   // Pass-through ids (any model of a user-defined provider) are not in the catalog: their health expires.
   const health = new HealthTracker({ ...config.breaker, windowSize: config.healthWindow.size, windowMs: config.healthWindow.maxAgeMs }, options.healthClock ?? Date.now, (id) => catalog.endpoints.has(id));
   const { catalog, router } = createRouter(config, secrets, health);
   seedHealth(health, await stores.reader.recentAttempts(Date.now() - config.healthWindow.maxAgeMs));
   const interfaces = networkInterfaces();
-  const hostGuard = new HostGuard({ allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins, listenHost: host, reachableAt: reachableHostNames(host, interfaces) });
+  const { hostGuard, publicOrigin, lifecycle } = createFrontDoor(config, host, interfaces);
   const limiter = new KeyLimiter(stores.ledger, Date.now, { rates: stores.rates, capsWhenUnreachable: config.capsWhenDatabaseUnreachable, log });
   connectEvents(events, health, limiter);
   // Idle memory: each routed request's usage row marks activity (one counter increment); the
@@ -202,10 +212,12 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
     flushAsync: () => usage.flushAsync(),
     close: () => usage.close(),
   };
-  const { listener, drain } = createRequestListener({ config, catalog, router, keys, limiter, usage: activeUsage, health, hostGuard, management, adminToken, log, sessions, dashboardDir: options.dashboard?.dir });
+  const { listener, drain } = createRequestListener({ config, catalog, router, keys, limiter, usage: activeUsage, health, hostGuard, publicOrigin, lifecycle, management, adminToken, log, sessions, dashboardDir: options.dashboard?.dir });
   drainRequests = drain;
 
-  const firstKey = (await keys.createIfNone({ name: 'default' }))?.secret ?? null;
+  const firstKey = createsFirstKey(stores.backend) ? ((await keys.createIfNone({ name: 'default' }))?.secret ?? null) : null;
+  const noKeyYet = firstKeyNotice(stores.backend, firstKey ? 1 : await keys.count());
+  if (noKeyYet) log(noKeyYet);
 
   let server: Server;
   try {
@@ -220,7 +232,9 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
   }
   const port = (server.address() as AddressInfo).port;
   const { url, urls, exposed } = resolveListenAddresses(host, port, interfaces);
-  management.setBaseUrl(`${url}/v1`);
+  // Behind a proxy, every link and snippet points where people reach Patchbay, not at this replica.
+  const linkBase = config.publicUrl ?? url;
+  management.setBaseUrl(`${linkBase}/v1`);
   // Lets the CLI find this server and manage it through its API while it runs.
   const serverFile = join(options.dataDir, 'server.json');
   writeFileSync(serverFile, JSON.stringify({ url, pid: process.pid }), { mode: 0o600 });
@@ -228,6 +242,22 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
   const unannounce = options.announce ? announceServer(options.env ?? process.env, { url, data_dir: options.dataDir }) : () => undefined;
 
   let closing: Promise<void> | null = null;
+  const close = () => {
+    closing ??= (async () => {
+      lifecycle.beginStop();
+      rmSync(serverFile, { force: true });
+      unannounce();
+      idleMemory.close();
+      events.close();
+      await stopHttpServer(server, options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
+      // Requests cut at the deadline still finish their bookkeeping: wait for it, then save.
+      await drain();
+      await storage.close();
+      await closeTokenCounter();
+      lock.release();
+    })();
+    return closing;
+  };
   return {
     url,
     urls,
@@ -251,26 +281,16 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
     },
     health,
     firstKey,
+    publicUrl: config.publicUrl,
+    database: stores.postgres?.shownAs ?? null,
+    lifecycle,
     createSignInUrl: () => {
       if (!(sessions instanceof DashboardSessions)) throw new Error('This Patchbay keeps sign-in codes in PostgreSQL: use signInLink().');
       return `${url}/ui/#code=${sessions.createCode().code}`;
     },
-    signInLink: async () => `${url}/ui/#code=${(await sessions.createCode()).code}`,
-    close() {
-      closing ??= (async () => {
-        rmSync(serverFile, { force: true });
-        unannounce();
-        idleMemory.close();
-        events.close();
-        await stopHttpServer(server, options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
-        // Requests cut at the deadline still finish their bookkeeping: wait for it, then save.
-        await drain();
-        await storage.close();
-        await closeTokenCounter();
-        lock.release();
-      })();
-      return closing;
-    },
+    signInLink: async () => `${linkBase}/ui/#code=${(await sessions.createCode()).code}`,
+    shutdown: drainThenClose(lifecycle, close, log),
+    close,
   };
 }
 

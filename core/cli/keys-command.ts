@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { keySettingsSchema } from '../management/management-schemas.ts';
 import type { KeyView } from '../management/key-view.ts';
 import { commandHelp } from './command-help.ts';
+import { unlimitedKeyAdvice } from '../keys/first-key.ts';
 import { connectManagement } from './connect-management.ts';
 import { formatTable } from './format-table.ts';
 import { formatUsd } from './format-usd.ts';
@@ -58,6 +59,9 @@ export async function runKeysCommand(args: string[], io: CliIo): Promise<number>
         const created = await management.createKey({ ...settingsFrom(values), name: String(values.name) });
         io.out(`${created.secret}\n`);
         io.err(`Created key ${created.key.id} ("${created.key.name}"). The key is shown only once.\n`);
+        const k = created.key;
+        const advice = unlimitedKeyAdvice(k.id, { expiresAt: k.expires_at === null ? null : 0, allowedModels: k.allowed_models, monthlyTokenCap: k.monthly_token_cap, monthlyUsdCap: k.monthly_usd_cap, rpmLimit: k.rpm_limit, tpmLimit: k.tpm_limit });
+        if (advice) io.err(`${advice}\n`);
         return 0;
       }
       case 'update': {

@@ -1,5 +1,6 @@
 import { resolveDataDir } from '../config/data-dir.ts';
 import { createPatchbay } from '../app/create-patchbay.ts';
+import { readVersion } from '../runtime/read-version.ts';
 import type { ProviderView } from '../management/provider-view.ts';
 import { parseCommand } from './parse-command.ts';
 import { UsageError } from './usage-error.ts';
@@ -36,9 +37,15 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
     );
   }
   for (const url of patchbay.urls) io.out(`Patchbay listening on ${url}/v1\n`);
+  // A team's replica says which release, which database (never its password) and where people reach it.
+  if (patchbay.database) io.out(`Patchbay ${readVersion()} on PostgreSQL at ${patchbay.database} (keys, usage and settings shared by the replicas).\n`);
+  if (patchbay.publicUrl) io.out(`Public URL: ${patchbay.publicUrl} (links, snippets and sign-in codes use it; the dashboard accepts this origin only).\n`);
   io.out(describeProviderKeys(patchbay.management.listProviders()));
-  // The sign-in code travels in the URL fragment, which browsers never send to a server or log.
-  io.out(`Dashboard: ${patchbay.url}/ui/\nSign in: ${await patchbay.signInLink()}\n`);
+  const base = patchbay.publicUrl ?? patchbay.url;
+  // The sign-in code travels in the URL fragment, which browsers never send to a server or log. A
+  // team's replica writes to a service log others read and keep: no code there, the CLI gives one.
+  const signIn = patchbay.database ? `run "patchbay ui" on this machine for a one-time link (a team's replica prints none into its log)` : await patchbay.signInLink();
+  io.out(`Dashboard: ${base}/ui/\nSign in: ${signIn}\n`);
   if (patchbay.exposed) {
     io.err(
       `Warning: listening on ${patchbay.host}, so the API is reachable from the network, protected only by Patchbay keys (and the management API by the admin token). ` +
@@ -47,16 +54,24 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
   }
 
   await new Promise<void>((resolve) => {
+    let signals = 0;
+    // The first signal drains then stops (patchbay.shutdown); a second one stops waiting for the proxy.
     const stop = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+      if (++signals > 1) {
+        void patchbay.shutdown();
+        return;
+      }
       io.err(`${signal}: finishing in-flight requests and saving usage...\n`);
-      patchbay.close().then(
+      patchbay.shutdown().then(
         () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
           io.err('Patchbay stopped.\n');
           resolve();
         },
         (error: unknown) => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
           io.err(`Patchbay stopped, but not cleanly: ${error instanceof Error ? error.message : String(error)}\n`);
           resolve();
         },

@@ -26,12 +26,13 @@ import type { DashboardSignIn } from '../stores/dashboard-sign-in.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { renderError } from './render-error.ts';
 import { validateBody } from './validate-body.ts';
+import type { PublicOrigin } from './public-origin.ts';
 
 export interface ApiDeps {
   management: Management;
   adminToken: string;
-  /** Origins allowed to call /api from a browser: Patchbay's own pages. */
-  isOwnOrigin: (origin: string, hostHeader: string | undefined) => boolean;
+  /** Patchbay's own origin as a request sees it: the only one whose pages may call /api, and where links point. */
+  publicOrigin: PublicOrigin;
   log: (message: string) => void;
   sessions: DashboardSignIn;
 }
@@ -71,8 +72,16 @@ export function createApiRouter(deps: ApiDeps): express.Router {
   router.use((req: Request, res: Response, next: NextFunction) => {
     res.setHeader('cache-control', 'no-store');
     const origin = req.headers.origin;
-    if (origin !== undefined && !deps.isOwnOrigin(origin, req.headers.host)) {
-      return renderError(res, new PatchbayError(`The management API refuses cross-origin requests (from "${origin}"); only Patchbay's own dashboard may call it.`, { status: 403, type: 'permission_error', code: 'cross_origin_refused' }), deps.log);
+    if (origin !== undefined && !deps.publicOrigin.isOwn(origin, req)) {
+      const own = deps.publicOrigin.of(req);
+      return renderError(
+        res,
+        new PatchbayError(
+          `The management API refuses cross-origin requests (from "${origin}"); only Patchbay's own dashboard${own ? ` (${own})` : ''} may call it. Behind a reverse proxy, set server.publicUrl to the address people use (or server.trustedProxies to the proxy's address).`,
+          { status: 403, type: 'permission_error', code: 'cross_origin_refused' },
+        ),
+        deps.log,
+      );
     }
     next();
   });
@@ -154,7 +163,7 @@ export function createApiRouter(deps: ApiDeps): express.Router {
     }
     try {
       const { code, expiresAt } = await deps.sessions.createCode();
-      res.json({ code, url: `http://${req.headers.host}/ui/#code=${code}`, expires_at: new Date(expiresAt).toISOString() });
+      res.json({ code, url: `${deps.publicOrigin.baseUrl(req, `http://${req.headers.host}`)}/ui/#code=${code}`, expires_at: new Date(expiresAt).toISOString() });
     } catch (error) {
       renderError(res, error, deps.log);
     }

@@ -16,7 +16,7 @@ export function createExpressApp(deps: HttpDeps): express.Express {
     createApiRouter({
       management: deps.management,
       adminToken: deps.adminToken,
-      isOwnOrigin: (origin, host) => origin.toLowerCase() === `http://${(host ?? '').toLowerCase()}`,
+      publicOrigin: deps.publicOrigin,
       log: deps.log,
       sessions: deps.sessions,
     }),

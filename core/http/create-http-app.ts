@@ -2,10 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import type { HttpDeps } from './http-deps.ts';
 import { abandonResponse, renderError } from './render-error.ts';
+import { serveLifecycle } from './serve-lifecycle.ts';
 import { createV1Dispatcher } from './v1/create-v1-dispatcher.ts';
 
 /**
- * The server's request listener. Every request first passes the Host/Origin guard; /v1 goes to its
+ * The server's request listener. GET /health and a replica's shutdown are answered first (a proxy's
+ * health check needs no name the guard knows); every other request passes the Host/Origin guard; /v1 goes to its
  * lean dispatcher; everything else (the management API, unknown paths) to the Express app, which
  * also holds the one error renderer for what it serves. Express is loaded on the first such
  * request, not at start: a router that only serves /v1 never pays its start-up time or memory.
@@ -18,6 +20,7 @@ export function createRequestListener(deps: HttpDeps): { listener: (req: Incomin
     listener: (req, res) => {
       // A throw here would be an uncaught exception from the server's 'request' event: the process would exit.
       try {
+        if (serveLifecycle(req, res, deps.lifecycle, deps.log)) return;
         if (!guard(req, res, deps)) return;
         if (v1.dispatch(req, res)) return;
       } catch (error) {

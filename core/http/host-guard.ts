@@ -27,7 +27,11 @@ export class HostGuard {
    * `reachableAt`: the addresses the server listens on (its interfaces' addresses when it listens
    * on 0.0.0.0 or ::). IP literals are safe to allow: a DNS-rebinding page always arrives with a domain name.
    */
-  constructor(options: { allowedHosts: string[]; allowedOrigins: string[]; listenHost: string; reachableAt?: string[] }) {
+  /** The request's own origin (its public URL, or the scheme a trusted proxy forwards): a page of it is Patchbay's own. */
+  private readonly isOwnOrigin: (origin: string, req: IncomingMessage) => boolean;
+
+  constructor(options: { allowedHosts: string[]; allowedOrigins: string[]; listenHost: string; reachableAt?: string[]; isOwnOrigin?: (origin: string, req: IncomingMessage) => boolean }) {
+    this.isOwnOrigin = options.isOwnOrigin ?? (() => false);
     this.allowedHosts = new Set([...options.allowedHosts, ...(options.reachableAt ?? [])].map((h) => h.toLowerCase()));
     if (!['0.0.0.0', '::'].includes(options.listenHost)) this.allowedHosts.add(hostName(options.listenHost.includes(':') && !options.listenHost.startsWith('[') ? `[${options.listenHost}]` : options.listenHost));
     this.allowedOrigins = new Set(options.allowedOrigins.map((o) => o.toLowerCase().replace(/\/+$/, '')));
@@ -67,7 +71,7 @@ export class HostGuard {
       );
     }
     const origin = req.headers.origin;
-    if (origin !== undefined && origin !== 'null' && !this.isAllowedOrigin(origin)) {
+    if (origin !== undefined && origin !== 'null' && !this.isAllowedOrigin(origin) && !this.isOwnOrigin(origin, req)) {
       throw new PermissionDeniedError(
         `Patchbay refused a request from the web page origin "${origin}": browser pages may call it only from this machine. Add the origin to server.allowedOrigins in the config to allow it.`,
         'invalid_origin',

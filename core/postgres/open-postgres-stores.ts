@@ -6,6 +6,7 @@ import type { EventHub } from '../events/event-hub.ts';
 import { PostgresBudgetLedger } from './postgres-budget-ledger.ts';
 import { PostgresKeyStore } from './postgres-key-store.ts';
 import { migratePostgres } from './postgres-migrations.ts';
+import { databaseTarget, describeDatabaseStartError } from './postgres-start-errors.ts';
 import { PostgresUsageQueries } from './postgres-usage-queries.ts';
 import { PostgresUsageSink } from './postgres-usage-store.ts';
 import { PostgresRateWindows } from './postgres-rate-windows.ts';
@@ -37,13 +38,14 @@ export async function openPostgresStores(options: { url: string; log: (message: 
   const pool = new pg.Pool({ connectionString: options.url, max: 10, types, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
   // An idle client's error (PostgreSQL restarting) must not take the process down: the next query reconnects.
   pool.on('error', (error) => options.log(`PostgreSQL connection lost (${error.message}); reconnecting on the next query.`));
+  const shownAs = redactUrl(options.url);
   try {
-    await migratePostgres(pool);
+    // A database a newer release expanded (a rolling upgrade): used as it is, and the log says so.
+    const { note } = await migratePostgres(pool);
+    if (note) options.log(note);
   } catch (error) {
     await pool.end().catch(() => undefined);
-    throw new DatabaseStartError(
-      `Cannot use PostgreSQL at ${redactUrl(options.url)}: ${(error as Error).message}. Check that PostgreSQL is running and reachable there, and that the user, password and database in --database / PATCHBAY_DATABASE_URL are right.`,
-    );
+    throw new DatabaseStartError(describeDatabaseStartError(error, databaseTarget(options.url, shownAs)));
   }
   const replica = options.replica ?? `replica_${randomBytes(6).toString('hex')}`;
   const keys = await PostgresKeyStore.open(pool, options.url, options.log, { replica });
@@ -78,7 +80,7 @@ export async function openPostgresStores(options: { url: string; log: (message: 
     ledger,
     rates,
     sqlite: null,
-    postgres: { pool, url: options.url, replica },
+    postgres: { pool, url: options.url, replica, shownAs },
     async close() {
       await usage.close();
       await rates.close();

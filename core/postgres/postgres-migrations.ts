@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import type pg from 'pg';
+import { readVersion } from '../runtime/read-version.ts';
 import { missingSchemaPrivilege, SCHEMA_PRIVILEGES_QUERY, type SchemaPrivileges } from './postgres-start-errors.ts';
 import { oldestCompatibleSchema, planSchema, type DatabaseSchema } from './schema-compatibility.ts';
 import { BREAKDOWN_ROLLUPS_FROM } from './postgres-usage-rollups.ts';
@@ -176,11 +176,6 @@ export const POSTGRES_MIGRATIONS: string[] = [
    ${BREAKDOWN_ROLLUPS_FROM('usage').map((sql) => `${sql};`).join('\n')}`,
 ];
 
-/** The Patchbay release this code is, recorded beside the schema it migrates a database to. */
-function releaseOfThisCode(): string {
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-}
-
 /**
  * Brings the database to this Patchbay's schema, under a session advisory lock: two replicas
  * starting together take turns, and the second finds the work done. A database a newer Patchbay
@@ -195,7 +190,8 @@ export async function migratePostgres(pool: pg.Pool, migrations: readonly string
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     const exists = await client.query<{ found: boolean }>(`SELECT to_regclass('schema_version') IS NOT NULL AS found`);
     const database = exists.rows[0].found ? await readSchema(client) : { version: 0, oldestCompatible: null, writtenBy: null };
-    const release = releaseOfThisCode();
+    // The release recorded beside the schema it migrates a database to.
+    const release = readVersion();
     const plan = planSchema(database, { schema: migrations.length, release });
     if (plan.action === 'refuse') throw plan.error;
     if (plan.action !== 'migrate') return { note: plan.action === 'use-newer' ? plan.note : null };

@@ -72,9 +72,22 @@ export class KeychainSecretStore implements SecretStore {
   /** Why the keychain cannot be used, or null when it can. */
   readonly unavailableReason: string | null;
 
-  constructor(env: NodeJS.ProcessEnv, service = 'patchbay') {
+  /** Why the keychain is not used at all (a team's replica, a secrets file), or null. */
+  private readonly notUsed: string | null;
+
+  /**
+   * `options.keychain: false`: provider secrets come from the environment (and a secrets file merged
+   * into it) only, and the keychain is never opened: a service has no desktop session, and a
+   * second place for secrets would be one more to leak from and to forget.
+   */
+  constructor(env: NodeJS.ProcessEnv, service = 'patchbay', options: { keychain?: false; why?: string } = {}) {
     this.env = { ...env };
     this.service = service;
+    this.notUsed = options.keychain === false ? (options.why ?? 'This Patchbay takes provider secrets from its environment only, not from a keychain.') : null;
+    if (this.notUsed) {
+      this.unavailableReason = this.notUsed;
+      return;
+    }
     let reason: string | null = null;
     try {
       for (const credential of findCredentials(service)) {
@@ -95,6 +108,7 @@ export class KeychainSecretStore implements SecretStore {
 
   /** One line for the log when there is no keychain. */
   unavailableNotice(): string | null {
+    if (this.notUsed) return null;
     return this.available
       ? null
       : 'No OS keychain is available here (no Secret Service is running), so provider keys come from environment variables only (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...).';
@@ -223,7 +237,7 @@ export class KeychainSecretStore implements SecretStore {
 
   private requireKeychain(): void {
     if (!this.available) {
-      throw new PatchbayError(`${this.unavailableNotice()} Set the provider's environment variable instead.`, {
+      throw new PatchbayError(this.notUsed ?? `${this.unavailableNotice()} Set the provider's environment variable instead.`, {
         status: 503,
         type: 'server_error',
         code: 'keychain_unavailable',

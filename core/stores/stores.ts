@@ -18,8 +18,8 @@ export interface Stores {
   rates?: SharedRateWindows;
   /** The SQLite objects themselves (tests and the benchmark read the file); null on PostgreSQL. */
   sqlite: { db: PatchbayDatabase; keys: KeyStore; usage: UsageStore } | null;
-  /** PostgreSQL's pool, URL and this replica's id (the shared config, sessions and events use them); null on SQLite. */
-  postgres: { pool: pg.Pool; url: string; replica: string } | null;
+  /** PostgreSQL's pool, URL and this replica's id (the shared config, sessions and events use them), and the URL as logs show it (no password); null on SQLite. */
+  postgres: { pool: pg.Pool; url: string; replica: string; shownAs: string } | null;
   /** Commits queued usage rows and closes the connections. */
   close(): Promise<void>;
 }

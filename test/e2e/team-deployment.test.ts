@@ -342,7 +342,14 @@ describe('a team deploys Patchbay from docs/team.md: two replicas on PostgreSQL 
     } finally {
       await db.end();
     }
-    for (const machine of machines.values()) expect(systemd.journal(machine.name, 'patchbay')).toContain('Patchbay 0.2.0');
+    for (const machine of machines.values()) {
+      const journal = systemd.journal(machine.name, 'patchbay');
+      expect(journal).toContain('Patchbay 0.2.0 on PostgreSQL');
+      // Each stop drained first: Caddy polls /health, so the replica served on while it said "draining".
+      expect(journal).toMatch(/Draining: \/health says "draining"/);
+    }
+    // The old release, restarted on the database the new one had expanded, started and said so.
+    expect(systemd.journal('replica-2', 'patchbay')).toMatch(/newer than this Patchbay's \(0\.1\.0, schema \d+\) and still works with it/);
     console.log(`rolling under load: ${answered.length} answers, ${JSON.stringify(counted)}`);
   });
 

@@ -41,7 +41,6 @@ export interface FakeMachine {
 
 interface RunningUnit {
   child: ChildProcess;
-  log: string;
   exited: Promise<number | null>;
   stopping: boolean;
 }
@@ -59,6 +58,8 @@ export class FakeSystemd {
   private server: Server | null = null;
   private url = '';
   private readonly units = new Map<string, RunningUnit>();
+  /** Every run's output of a unit, in order, as journald keeps it across restarts. */
+  private readonly journals = new Map<string, string>();
   /** Every start and stop, in order: [machine, unit, what, at]. */
   readonly events: [string, string, string, number][] = [];
 
@@ -95,9 +96,9 @@ export class FakeSystemd {
     }
   }
 
-  /** The unit's output so far (its journal). */
+  /** The unit's output so far, every run of it (its journal). */
   journal(machine: string, unit: string): string {
-    return this.units.get(`${machine}/${unit}`)?.log ?? '';
+    return this.journals.get(`${machine}/${unit}`) ?? '';
   }
 
   /** The running unit's main process id, or null. */
@@ -173,12 +174,15 @@ export class FakeSystemd {
     }
     const [command, ...argv] = one('ExecStart')!.split(/\s+/);
     const child = spawn(command, argv, { cwd: one('WorkingDirectory'), env, uid: account?.uid, gid: account?.gid, stdio: ['ignore', 'pipe', 'pipe'] });
-    const running: RunningUnit = { child, log: '', exited: new Promise((resolve) => child.on('exit', (code) => resolve(code))), stopping: false };
-    child.stdout!.on('data', (d) => (running.log += d));
-    child.stderr!.on('data', (d) => (running.log += d));
+    const running: RunningUnit = { child, exited: new Promise((resolve) => child.on('exit', (code) => resolve(code))), stopping: false };
+    const write = (data: Buffer) => {
+      this.journals.set(key, `${this.journals.get(key) ?? ''}${data}`);
+      writeFileSync(join(machine.logDir, `${name}.log`), data, { flag: 'a' });
+    };
+    child.stdout!.on('data', write);
+    child.stderr!.on('data', write);
     void running.exited.then((code) => {
       this.events.push([machine.name, name, running.stopping ? `stopped (${code})` : `exited on its own (${code})`, performance.now()]);
-      writeFileSync(join(machine.logDir, `${name}.log`), running.log, { flag: 'a' });
     });
     this.units.set(key, running);
     this.events.push([machine.name, name, 'started', performance.now()]);
