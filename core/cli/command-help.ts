@@ -92,7 +92,10 @@ Resumes routing after "patchbay routing pause".`,
 const COMMANDS: Record<string, string> = {
   serve: `Usage: patchbay serve [--port N] [--host H] [--data-dir DIR] [--config FILE] [--database URL] [--secrets-file PATH]
 
-Starts the router (default http://127.0.0.1:8790/v1). Stop it with Ctrl-C: in-flight requests finish.
+Starts the router (default http://127.0.0.1:8790/v1). Stop it with Ctrl-C or SIGTERM: in-flight
+requests finish (behind a proxy that polls GET /health, it first says "draining" for server.drainMs).
+A team's replica (--database) makes no key and prints no sign-in link: "patchbay keys create" and
+"patchbay ui" give them in your terminal.
 
   --port N, -p N   port to listen on (0 picks a free one)
   --host H         address to listen on (default 127.0.0.1). Anything but loopback makes the API

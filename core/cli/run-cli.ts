@@ -13,7 +13,10 @@ export const HELP = `Patchbay: a local OpenAI-compatible router for LLM provider
 
 Usage:
   patchbay serve [--port N] [--host H] [--data-dir DIR] [--config FILE]
-      Start the router (default http://127.0.0.1:8790/v1).
+                 [--database postgres://USER@HOST:PORT/DB] [--secrets-file PATH]
+      Start the router (default http://127.0.0.1:8790/v1). --database: a team's replica on
+      PostgreSQL (or PATCHBAY_DATABASE_URL); --secrets-file: provider secrets as NAME=value
+      lines, mode 600 (or PATCHBAY_SECRETS_FILE). docs/team.md runs it as a service.
   patchbay keys create --name NAME [--expires YYYY-MM-DD] [--models a,b] [--token-cap N]
                        [--usd-cap USD] [--rpm N] [--tpm N]
       Create a Patchbay API key; prints only the key, once.

@@ -45,8 +45,12 @@ export async function runUsageCommand(args: string[], io: CliIo): Promise<number
       }),
       { requests: 0, errors: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0, cost_usd: 0 },
     );
+    // Keys by name, as the dashboard shows them (the id beside it: names need not be unique).
+    const names = by === 'key' ? new Map((await connection.management.listKeys()).map((k) => [k.id, k.name])) : new Map<string, string>();
+    const label = (group: string | null) => (group === null ? (by === 'key' ? 'no key' : 'refused before routing') : names.has(group) ? `${names.get(group)} (${group})` : group);
     if (values.json) {
-      io.out(`${JSON.stringify({ ...summary, total }, null, 2)}\n`);
+      const rows = by === 'key' ? summary.rows.map((r) => ({ ...r, key_name: r.group === null ? null : (names.get(r.group) ?? null) })) : summary.rows;
+      io.out(`${JSON.stringify({ ...summary, rows, total }, null, 2)}\n`);
       return 0;
     }
     if (summary.rows.length === 0) {
@@ -62,7 +66,7 @@ export async function runUsageCommand(args: string[], io: CliIo): Promise<number
     io.out(
       formatTable(
         [by.toUpperCase(), 'REQUESTS', 'ERRORS', 'PROMPT', 'CACHE READ', 'CACHE WRITE', 'COMPLETION', 'REASONING', 'TOTAL', 'COST'],
-        [...summary.rows.map((r) => cells(r.group ?? (by === 'key' ? 'no key' : 'refused before routing'), r)), cells('TOTAL', total)],
+        [...summary.rows.map((r) => cells(label(r.group), r)), cells('TOTAL', total)],
       ),
     );
     return 0;

@@ -3,10 +3,13 @@ import { AuthenticationError } from '../errors/patchbay-error.ts';
 import type { KeyBackend } from '../keys/key-backend.ts';
 import type { ApiKeyRecord } from '../keys/key-store.ts';
 
+// Said to whoever sent the key, who may not manage Patchbay (a team member): what they can do, and
+// what the admin does (on a laptop that is the same person).
+const ADMIN = 'whoever manages this Patchbay creates keys on the dashboard\'s Keys page or with "patchbay keys create"';
 const REASONS = {
-  unknown: 'The Patchbay API key is not valid. Use a key printed by "patchbay keys create" (keys are shown once; create a new one if it is lost).',
-  revoked: 'This Patchbay API key has been revoked. Create a new one with "patchbay keys create".',
-  expired: 'This Patchbay API key has expired. Create a new one with "patchbay keys create", or extend its expiry.',
+  unknown: `The Patchbay API key is not valid: check it was copied whole (keys are shown once). For a new one: ${ADMIN}.`,
+  revoked: `This Patchbay API key has been revoked. Ask for a new one: ${ADMIN}.`,
+  expired: `This Patchbay API key has expired. Ask for a new one, or for its expiry to be extended: ${ADMIN}.`,
 } as const;
 
 /**

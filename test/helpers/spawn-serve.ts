@@ -40,3 +40,15 @@ export function spawnServe(args: string[], env: Record<string, string>): Promise
     void exited.then((code) => resolve({ code, stdout, stderr }));
   });
 }
+
+/**
+ * `patchbay keys create --name NAME` as an admin runs it beside a team's replica (which makes no key
+ * of its own): through the running server of the data dir in `env` (PATCHBAY_HOME). Returns the key it printed.
+ */
+export async function createKeyWithCli(env: Record<string, string>, name = 'test'): Promise<string> {
+  const { execFile } = await import('node:child_process');
+  const stdout = await new Promise<string>((resolve, reject) =>
+    execFile(process.execPath, [BIN, 'keys', 'create', '--name', name], { env: { PATH: process.env.PATH, ...env } }, (error, out, err) => (error ? reject(new Error(`keys create failed: ${err}`)) : resolve(out))),
+  );
+  return stdout.trim();
+}
