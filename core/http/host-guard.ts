@@ -73,7 +73,7 @@ export class HostGuard {
     const origin = req.headers.origin;
     if (origin !== undefined && origin !== 'null' && !this.isAllowedOrigin(origin) && !this.isOwnOrigin(origin, req)) {
       throw new PermissionDeniedError(
-        `Patchbay refused a request from the web page origin "${origin}": browser pages may call it only from this machine. Add the origin to server.allowedOrigins in the config to allow it.`,
+        `Patchbay refused a request from the web page origin "${origin}": browser pages may call it only from this machine or from Patchbay's own origin. Behind a reverse proxy, set server.publicUrl to the address people use (or server.trustedProxies to the proxy's address); for another site's pages calling /v1, add their origin to server.allowedOrigins.`,
         'invalid_origin',
       );
     }
