@@ -5,6 +5,7 @@ export interface SystemPackage {
   command?: string;
   file?: string;
   keychain?: boolean;
+  elsewhere?: { dnf?: string; pacman?: string };
 }
 export declare const SYSTEM_PACKAGES: SystemPackage[];
 export interface Machine {

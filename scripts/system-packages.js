@@ -3,8 +3,9 @@
 // the machine and carries the plan out. Plain JavaScript for the same reason as ensure-setup.js.
 
 /**
- * One line per package: the package name (the same on Debian/Ubuntu, Fedora and Arch), the modes
- * that need it, how to tell it is there, and whether a running desktop keychain makes it unneeded.
+ * One line per package: the package name (Debian's; `elsewhere` names it for dnf and pacman when
+ * theirs differs), the modes that need it, how to tell it is there, and whether a running desktop
+ * keychain makes it unneeded.
  */
 export const SYSTEM_PACKAGES = [
   { name: 'dbus', modes: ['test', 'start'], command: 'dbus-run-session', keychain: true },
@@ -14,6 +15,8 @@ export const SYSTEM_PACKAGES = [
   { name: 'postgresql', modes: ['test'], command: 'pg_ctlcluster' },
   // The team deployment test puts a real TLS reverse proxy in front of the replicas (docs/team.md's Caddyfile).
   { name: 'caddy', modes: ['test'], command: 'caddy' },
+  // certutil: that test's Chromium trusts Caddy's local CA through an NSS database of its own.
+  { name: 'libnss3-tools', modes: ['test'], command: 'certutil', elsewhere: { dnf: 'nss-tools', pacman: 'nss' } },
 ];
 
 /**
@@ -48,9 +51,10 @@ const INSTALL_HINTS = {
  */
 export function planSystemPackages(machine) {
   if (machine.platform !== 'linux') return { action: 'none' };
-  const missing = SYSTEM_PACKAGES.filter(
+  const missingPackages = SYSTEM_PACKAGES.filter(
     (pkg) => pkg.modes.includes(machine.mode) && !(pkg.keychain && machine.secretServiceRunning) && !machine.has({ command: pkg.command, file: pkg.file }),
-  ).map((pkg) => pkg.name);
+  );
+  const missing = missingPackages.map((pkg) => pkg.name);
   if (missing.length === 0) return { action: 'none' };
   if (machine.isRoot && machine.packageManager === 'apt-get') {
     return {
@@ -64,7 +68,7 @@ export function planSystemPackages(machine) {
       ],
     };
   }
-  const names = missing.join(' ');
+  const names = missingPackages.map((pkg) => pkg.elsewhere?.[machine.packageManager] ?? pkg.name).join(' ');
   const hint = (INSTALL_HINTS[machine.packageManager] ?? INSTALL_HINTS['apt-get'])(names);
   // The tests cannot run without these; Patchbay itself can (provider keys then come from environment variables).
   const fatal = machine.mode === 'test';
