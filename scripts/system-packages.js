@@ -17,6 +17,11 @@ export const SYSTEM_PACKAGES = [
   { name: 'caddy', modes: ['test'], command: 'caddy' },
   // certutil: that test's Chromium trusts Caddy's local CA through an NSS database of its own.
   { name: 'libnss3-tools', modes: ['test'], command: 'certutil', elsewhere: { dnf: 'nss-tools', pacman: 'nss' } },
+  // What docs/team.md's commands use (the test runs them): curl for /health, openssl for the admin
+  // token, systemd-analyze to verify the unit file (a container has none of them by default).
+  { name: 'curl', modes: ['test'], command: 'curl' },
+  { name: 'openssl', modes: ['test'], command: 'openssl' },
+  { name: 'systemd', modes: ['test'], command: 'systemd-analyze' },
 ];
 
 /**
