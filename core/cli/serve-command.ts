@@ -40,7 +40,9 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
   // A team's replica says which release, which database (never its password) and where people reach it.
   if (patchbay.database) io.out(`Patchbay ${readVersion()} on PostgreSQL at ${patchbay.database} (keys, usage and settings shared by the replicas).\n`);
   if (patchbay.publicUrl) io.out(`Public URL: ${patchbay.publicUrl} (links, snippets and sign-in codes use it; the dashboard accepts this origin only).\n`);
-  io.out(describeProviderKeys(patchbay.management.listProviders()));
+  // A team's replica or a secrets file: no keychain, so keys go in the file or the service's environment.
+  const secretsFile = (values['secrets-file'] as string | undefined) ?? (io.env.PATCHBAY_SECRETS_FILE || undefined);
+  io.out(describeProviderKeys(patchbay.management.listProviders(), secretsFile ?? (patchbay.database ? 'the service\'s environment' : undefined)));
   const base = patchbay.publicUrl ?? patchbay.url;
   // The sign-in code travels in the URL fragment, which browsers never send to a server or log. A
   // team's replica writes to a service log others read and keep: no code there, the CLI gives one.
@@ -87,12 +89,13 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
  * The start's word on provider keys (the dashboard's banner says the same): which enabled providers
  * can answer and where each key comes from, and which still need one.
  */
-export function describeProviderKeys(providers: ProviderView[]): string {
+export function describeProviderKeys(providers: ProviderView[], secretsIn?: string): string {
   const enabled = providers.filter((p) => p.enabled);
   const ready = enabled.filter((p) => p.key_source !== 'none' && !p.secret_withheld).map((p) => `${p.name} (${p.key_source === 'env' ? (p.key_env ?? 'environment') : 'keychain'})`);
   const keyless = enabled.filter((p) => !p.requires_key && p.key_source === 'none').map((p) => p.name);
   const missing = enabled.filter((p) => p.requires_key && (p.key_source === 'none' || p.secret_withheld)).map((p) => p.name);
   const lines = [`Providers with a key: ${ready.length ? ready.join(', ') : 'none yet'}${keyless.length ? `; needing none: ${keyless.join(', ')}` : ''}.`];
-  if (missing.length) lines.push(`Without a key: ${missing.join(', ')} (add one with "patchbay providers set-key NAME", the dashboard's Providers page, or the provider's environment variable).`);
+  const how = secretsIn ? `add its variable (OPENAI_API_KEY=..., ...) to ${secretsIn} and restart` : `add one with "patchbay providers set-key NAME", the dashboard's Providers page, or the provider's environment variable`;
+  if (missing.length) lines.push(`Without a key: ${missing.join(', ')} (${how}).`);
   return `${lines.join('\n')}\n`;
 }
