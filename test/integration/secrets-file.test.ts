@@ -65,6 +65,8 @@ describe('patchbay serve --secrets-file', () => {
     try {
       expect(server.stderr()).toContain(`Provider secrets from ${file}: OPENAI_API_KEY.`);
       expect(server.stdout()).toMatch(/Providers with a key: .*openai \(OPENAI_API_KEY\)/);
+      // No keychain here: a missing key goes in the file, not through providers set-key.
+      expect(server.stdout()).toContain(`add its variable (OPENAI_API_KEY=..., ...) to ${file} and restart`);
       // A team's replica makes no key: the admin makes the first with keys create.
       expect(server.stderr()).toContain('No Patchbay key exists yet');
       const key = await createKeyWithCli({ PATCHBAY_HOME });
