@@ -22,7 +22,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NODE_ENV, NODE_FLAGS } from '../bin/node-flags.js';
 import { ensureAgentsInstalled, ensureLatestAgentsInstalled } from './ensure-agents.js';
@@ -151,11 +151,18 @@ function ensureSystemPackages(mode, env) {
   return secretService;
 }
 
+/**
+ * Where the user ran the command. `npm run` (and `npm start`) move to the package root before running
+ * a script and say where the user was in INIT_CWD; the CLI runs there, so `npm run patchbay -- claude`
+ * starts the agent in the user's project and a relative --data-dir or --config means what it says.
+ */
+const userCwd = process.env.npm_lifecycle_event && process.env.INIT_CWD ? process.env.INIT_CWD : process.cwd();
+
 /** The data dir Patchbay will use (as core/config/data-dir.ts resolves it on Linux, plus --data-dir). */
 function dataDirFromArgs(args, env) {
   const index = args.findIndex((arg) => arg === '--data-dir' || arg.startsWith('--data-dir='));
-  if (index !== -1) return args[index].includes('=') ? args[index].slice('--data-dir='.length) : args[index + 1];
-  if (env.PATCHBAY_HOME) return env.PATCHBAY_HOME;
+  if (index !== -1) return resolve(userCwd, args[index].includes('=') ? args[index].slice('--data-dir='.length) : args[index + 1]);
+  if (env.PATCHBAY_HOME) return resolve(userCwd, env.PATCHBAY_HOME);
   return join(env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'patchbay');
 }
 
@@ -247,8 +254,10 @@ if (needsKeyring && process.platform === 'linux' && !hasSecretService && keychai
 const cleanUp = () => {
   if (env.XDG_DATA_HOME && env.XDG_DATA_HOME !== process.env.XDG_DATA_HOME) rmSync(env.XDG_DATA_HOME, { recursive: true, force: true });
 };
+// The CLI works where the user stands; the tests and the benchmark run from the checkout.
+const cwd = mode === 'start' ? userCwd : root;
 if (command[0] !== 'dbus-run-session') {
-  const result = spawnSync(command[0], command.slice(1), { stdio: 'inherit', env, cwd: root });
+  const result = spawnSync(command[0], command.slice(1), { stdio: 'inherit', env, cwd });
   cleanUp();
   if (result.error) throw result.error;
   process.exit(result.status ?? (result.signal ? 1 : 0));
@@ -256,7 +265,7 @@ if (command[0] !== 'dbus-run-session') {
   // dbus-daemon prints "Failed to set fd limit to 65536: Operation not permitted" on every start
   // where it may not raise its limit (any non-root user, a container): harmless, and it reads as
   // an error. Its stderr is passed through without that line; everything else as it comes.
-  const child = spawn(command[0], command.slice(1), { stdio: ['inherit', 'inherit', 'pipe'], env, cwd: root });
+  const child = spawn(command[0], command.slice(1), { stdio: ['inherit', 'inherit', 'pipe'], env, cwd });
   let pending = '';
   const noise = /^dbus-daemon\[\d+\]: .*Failed to set fd limit/;
   child.stderr.on('data', (chunk) => {

@@ -2,7 +2,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { loadConfigFile, type PatchbayConfig } from '../config/load-config.ts';
 import { applyConfig } from '../management/apply-config-change.ts';
 import { createRequestListener } from '../http/create-http-app.ts';
@@ -237,7 +237,8 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
   management.setBaseUrl(`${linkBase}/v1`);
   // Lets the CLI find this server and manage it through its API while it runs.
   const serverFile = join(options.dataDir, 'server.json');
-  writeFileSync(serverFile, JSON.stringify({ url, pid: process.pid }), { mode: 0o600 });
+  // config: the file this server reads, so `patchbay agents set` and the launchers use the same one.
+  writeFileSync(serverFile, JSON.stringify({ url, pid: process.pid, config: resolve(configPath) }), { mode: 0o600 });
   lock.listening(url, port);
   const unannounce = options.announce ? announceServer(options.env ?? process.env, { url, data_dir: options.dataDir }) : () => undefined;
 

@@ -1,14 +1,15 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { loadAdminToken } from '../secrets/admin-token.ts';
 import { AgentKeyStore } from '../agents/agent-key-store.ts';
 import { INSTALL_HINTS, launchAsShell, planAgentLaunch, type AgentLaunch } from '../agents/plan-agent-launch.ts';
 import type { AgentName } from '../config/config-schema.ts';
-import { resolveDataDir } from '../config/data-dir.ts';
 import { loadConfigFile } from '../config/load-config.ts';
 import { callManagementApi, ManagementApiError } from '../management/call-management-api.ts';
 import type { CliIo } from './cli-io.ts';
+import { findConfigPath } from './find-config-path.ts';
+import { findDataDir } from './find-data-dir.ts';
 import { UsageError } from './usage-error.ts';
 
 const NAMES: Record<AgentName, string> = { claude: 'Claude Code', codex: 'Codex CLI' };
@@ -40,8 +41,8 @@ export function splitLaunchArgs(args: string[]): LaunchOptions {
       break;
     }
     if (flag === '--key') options.key = value('--key');
-    else if (flag === '--data-dir') options.dataDir = value('--data-dir');
-    else if (flag === '--config') options.config = value('--config');
+    else if (flag === '--data-dir') options.dataDir = resolve(value('--data-dir'));
+    else if (flag === '--config') options.config = resolve(value('--config'));
     else if (arg === '--print') options.print = true;
     else break;
   }
@@ -52,11 +53,12 @@ export function splitLaunchArgs(args: string[]): LaunchOptions {
 /**
  * `patchbay claude [args…]` / `patchbay codex [args…]`: starts the installed agent pointed at the
  * running Patchbay, with a Patchbay key of its own and the profile in config.json (agents.claude /
- * agents.codex). The agent's exit code is the command's.
+ * agents.codex). The agent runs in the folder the user ran the command from (the launcher of
+ * `npm run patchbay` moves back there). The agent's exit code is the command's.
  */
 export async function runAgentCommand(agent: AgentName, args: string[], io: CliIo): Promise<number> {
   const options = splitLaunchArgs(args);
-  const dataDir = options.dataDir ?? resolveDataDir(io.env);
+  const dataDir = findDataDir({ 'data-dir': options.dataDir }, io.env, io.err);
   const origin = await runningServer(dataDir);
   const adminToken = loadAdminToken(dataDir);
   const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
@@ -66,7 +68,9 @@ export async function runAgentCommand(agent: AgentName, args: string[], io: CliI
       throw error instanceof ManagementApiError ? new UsageError(`Patchbay at ${origin} refused: ${error.message}`) : error;
     }
   };
-  const config = loadConfigFile(options.config ?? join(dataDir, 'config.json'), { required: options.config !== undefined });
+  // The profile from the file the running server reads (or --config), as `patchbay agents set` wrote it.
+  const { path: configPath, required } = findConfigPath({ config: options.config }, dataDir);
+  const config = loadConfigFile(configPath, { required });
   const models = await api<{ data: { id: string; context_window: number }[] }>('GET', '/models');
   const windows = new Map(models.data.filter((m) => m.context_window > 0).map((m) => [m.id, m.context_window]));
   const plan = (key: string | null): AgentLaunch => planAgentLaunch(agent, { origin, key, profiles: config.agents, catalogWindow: (model) => windows.get(model) });

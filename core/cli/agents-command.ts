@@ -1,9 +1,9 @@
-import { join } from 'node:path';
 import type { AgentName } from '../config/config-schema.ts';
-import { resolveDataDir } from '../config/data-dir.ts';
 import { loadConfigFile } from '../config/load-config.ts';
 import { editConfigFile, section } from '../config/write-config.ts';
 import type { CliIo } from './cli-io.ts';
+import { findConfigPath } from './find-config-path.ts';
+import { findDataDir } from './find-data-dir.ts';
 import { parseCommand } from './parse-command.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -21,7 +21,8 @@ export async function runAgentsCommand(args: string[], io: CliIo): Promise<numbe
   const [sub, ...rest] = args;
   if (sub === 'show') {
     const { values } = parseCommand(rest, { json: { type: 'boolean' } });
-    const config = loadConfigFile(values.config ?? join(values['data-dir'] ?? resolveDataDir(io.env), 'config.json'), { required: values.config !== undefined });
+    const { path, required } = findConfigPath(values, findDataDir(values, io.env));
+    const config = loadConfigFile(path, { required });
     if (values.json) {
       io.out(`${JSON.stringify(config.agents, null, 2)}\n`);
       return 0;
@@ -41,7 +42,7 @@ export async function runAgentsCommand(args: string[], io: CliIo): Promise<numbe
     if (positionals.length > 0) throw new UsageError(`Unexpected argument "${positionals[0]}"`);
     const changes = Object.entries(values).filter(([flag]) => flag in FIELDS.claude);
     if (changes.length === 0) throw new UsageError(`Nothing to set: give --main, --background, --subagent or --context-window (${agent} takes ${Object.keys(FIELDS[agent]).map((f) => `--${f}`).join(', ')})`);
-    const path = values.config ?? join(values['data-dir'] ?? resolveDataDir(io.env), 'config.json');
+    const { path } = findConfigPath(values, findDataDir(values, io.env, io.err));
     const next = editConfigFile(path, (raw) => {
       const profile = section(section(raw, 'agents'), agent);
       for (const [flag, value] of changes) {

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { listRunningServers, processRuns } from '../app/data-dir-lock.ts';
 import { resolveDataDir } from '../config/data-dir.ts';
 import { UsageError } from './usage-error.ts';
@@ -23,7 +23,7 @@ function served(dataDir: string): boolean {
  */
 export function findDataDir(values: { 'data-dir'?: string }, env: NodeJS.ProcessEnv, say?: (message: string) => void): string {
   if (values['data-dir']) return values['data-dir'];
-  if (env.PATCHBAY_HOME) return env.PATCHBAY_HOME;
+  if (env.PATCHBAY_HOME) return resolve(env.PATCHBAY_HOME);
   const fallback = resolveDataDir(env);
   if (served(fallback)) return fallback;
   const running = listRunningServers(env).filter((s) => s.data_dir !== fallback && served(s.data_dir));

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 export const commonOptions = {
@@ -16,5 +17,10 @@ export interface ParsedCommand {
 /** Parses a command's flags strictly: an unknown flag is an error that names it. */
 export function parseCommand(args: string[], options: OptionSpec): ParsedCommand {
   const parsed = parseArgs({ args, options: { ...commonOptions, ...options }, allowPositionals: true, strict: true });
-  return { values: parsed.values as ParsedCommand['values'], positionals: parsed.positionals };
+  const values = parsed.values as ParsedCommand['values'];
+  // Made absolute from where the user stands: the data dir names a server (server.json, the lock,
+  // the agents' keys in the keychain) and must mean the same folder to every command.
+  if (values['data-dir']) values['data-dir'] = resolve(values['data-dir']);
+  if (values.config) values.config = resolve(values.config);
+  return { values, positionals: parsed.positionals };
 }

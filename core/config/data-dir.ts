@@ -1,9 +1,9 @@
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 /** The per-user app-data folder of the OS, or PATCHBAY_HOME when set. */
 export function resolveDataDir(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {
-  if (env.PATCHBAY_HOME) return env.PATCHBAY_HOME;
+  if (env.PATCHBAY_HOME) return resolve(env.PATCHBAY_HOME);
   const home = homedir();
   if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'Patchbay');
   if (platform === 'win32') return join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'Patchbay');

@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editConfigFile, section } from '../../core/config/write-config.ts';
 import type { Rig } from '../helpers/conformance-matrix.ts';
 import { PROVIDERS, callsSince, mainCalls, mark, providersReached, rowsSince, startAgentRig, type ProviderCase } from './agent-rig.ts';
 import { CLAUDE_BIN, CLAUDE_QUIET_ENV, agentsInstalled, baseEnv, createWorkspace, jsonLines, repoRoot, run, type Workspace } from './run-agent.ts';
+import { readmeBlock } from './agent-rig.ts';
 
 /**
  * `patchbay claude` and `patchbay codex` (the real CLI, bin/patchbay.js) starting the real agents
@@ -38,6 +39,23 @@ function patchbay(args: string[], extraEnv: Record<string, string> = {}) {
   };
   return run(process.execPath, [join(repoRoot, 'bin', 'patchbay.js'), ...args], { cwd: workspace.project, env });
 }
+
+/**
+ * The README's launcher: `npm --prefix CHECKOUT run patchbay -- ...` from the user's project
+ * (scripts/ensure-setup.js, the path a user takes, with its move back to where the user stands).
+ */
+function npmRunPatchbay(args: string[]) {
+  const env = { ...baseEnv(workspace.home), ...CLAUDE_QUIET_ENV, PATH: `${dirname(CLAUDE_BIN)}:${baseEnv(workspace.home).PATH}`, PATCHBAY_HOME: rig.pb.dataDir, PATCHBAY_KEYCHAIN_SERVICE: keychainService, CODEX_HOME: join(workspace.home, '.codex') };
+  return run('npm', ['--prefix', repoRoot, 'run', '--silent', 'patchbay', '--', ...args], { cwd: workspace.project, env, timeoutMs: 300_000 });
+}
+
+/**
+ * The launcher runs `npm ci` when node_modules is older than the lockfile: never from a test (in a
+ * shared checkout it would empty node_modules under the running suite). A fresh `npm test` run is never stale.
+ */
+const mtime = (path: string) => (existsSync(path) ? statSync(path).mtimeMs : 0);
+const installed = mtime(join(repoRoot, 'node_modules', '.package-lock.json'));
+const dependenciesFresh = installed >= mtime(join(repoRoot, 'package-lock.json')) && installed >= mtime(join(repoRoot, 'package.json'));
 
 /** The profile, written as `patchbay agents set` writes it (that command has its own test: test/integration/cli-agents.test.ts). */
 function setProfile(agent: 'claude' | 'codex', profile: Record<string, unknown>): void {
@@ -103,5 +121,29 @@ describe.skipIf(!agentsInstalled)('the agents keys', () => {
     const names = rig.pb.patchbay.keys.list().map((k) => k.name);
     expect(names.filter((n) => n.startsWith('claude'))).toHaveLength(claude.length);
     expect(existsSync(join(rig.pb.dataDir, 'config.json'))).toBe(true);
+  });
+});
+
+describe.skipIf(!agentsInstalled || !dependenciesFresh)('the README launcher, from the user\'s project', () => {
+  it('is written as npm --prefix CHECKOUT run patchbay from the project', () => {
+    const block = readmeBlock(/^## Claude Code and Codex CLI/m, 'sh');
+    expect(block).toMatch(/^npm --prefix \S+ run patchbay -- claude -p /m);
+    expect(block).toMatch(/^npm --prefix \S+ run patchbay -- codex exec /m);
+  });
+
+  it('starts Claude Code and Codex in the project folder, not in the Patchbay checkout', async () => {
+    setProfile('claude', { main: 'openai/gpt-4o' });
+    setProfile('codex', { main: 'openai/gpt-4o' });
+    const project = realpathSync(workspace.project);
+    mkdirSync(join(workspace.home, '.codex'), { recursive: true });
+    const claude = await npmRunPatchbay(['claude', '-p', 'Run the shell command `pwd -P` and tell me what it printed.', '--output-format', 'json', '--tools', 'Bash', '--allowedTools', 'Bash']);
+    expect(claude.code, claude.stderr + claude.stdout).toBe(0);
+    const said = String(jsonLines(claude.stdout).find((e) => e.type === 'result')!.result);
+    expect(said).toContain(`The command printed: ${project}`);
+    expect(said).not.toContain(repoRoot);
+    const codex = await npmRunPatchbay(['codex', 'exec', '--json', '--skip-git-repo-check', 'Run the shell command `pwd -P` and tell me what it printed.']);
+    const messages = jsonLines(codex.stdout).filter((e) => e.type === 'item.completed' && e.item.type === 'agent_message').map((e) => e.item.text);
+    expect(messages.at(-1), codex.stdout + codex.stderr).toContain(project);
+    expect(messages.at(-1)).not.toContain(repoRoot);
   });
 });

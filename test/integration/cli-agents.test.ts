@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPatchbay } from '../../core/app/create-patchbay.ts';
 import { startPatchbay, type TestPatchbay } from '../helpers/start-patchbay.ts';
 
 /**
@@ -23,7 +24,7 @@ beforeAll(async () => {
   // Stand-ins for the installed agents: print the variables the launcher sets and the arguments.
   for (const name of ['claude', 'codex']) {
     const file = join(programs, name);
-    writeFileSync(file, `#!/bin/sh\nenv | grep -E '^(ANTHROPIC_|CLAUDE_CODE_|PATCHBAY_KEY=)' | sort\nfor a in "$@"; do echo "arg:$a"; done\nexit 7\n`);
+    writeFileSync(file, `#!/bin/sh\nenv | grep -E '^(ANTHROPIC_|CLAUDE_CODE_|PATCHBAY_KEY=)' | sort\necho "cwd:$(pwd -P)"\nfor a in "$@"; do echo "arg:$a"; done\nexit 7\n`);
     chmodSync(file, 0o755);
   }
 });
@@ -32,9 +33,10 @@ afterAll(async () => {
   await pb.stop();
 });
 
-function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function cli(args: string[], env: NodeJS.ProcessEnv = {}, cwd?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], {
+      cwd,
       env: { PATH: `${programs}:${process.env.PATH}`, PATCHBAY_HOME: pb.dataDir, PATCHBAY_KEYCHAIN_SERVICE: keychainService, ANTHROPIC_API_KEY: 'sk-ant-from-the-shell', DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS, XDG_DATA_HOME: process.env.XDG_DATA_HOME, ...env },
     });
     let stdout = '';
@@ -151,5 +153,48 @@ describe('patchbay claude / patchbay codex', () => {
     expect(body.data.map((a) => a.command)).toEqual(['patchbay claude', 'patchbay codex']);
     const printed = await cli(['claude', '--print']);
     expect(body.data[0].shell).toBe(printed.stdout.trim());
+  });
+});
+
+describe('where the launcher works', () => {
+  it('starts the agent in the folder it was run from, where a relative --data-dir and --config also point', async () => {
+    const project = realpathSync(mkdtempSync(join(tmpdir(), 'patchbay-user-project-')));
+    try {
+      const profile = join(project, 'agents.json');
+      writeFileSync(profile, JSON.stringify({ agents: { codex: { main: 'groq/llama-3.3-70b-versatile' } } }));
+      const out = await cli(['codex', '--data-dir', relative(project, pb.dataDir), '--config', 'agents.json', '--key', 'pb-given', 'exec'], { PATCHBAY_HOME: '' }, project);
+      expect(out.code, out.stderr).toBe(7);
+      expect(lines(out.stdout)).toContain(`cwd:${project}`);
+      expect(lines(out.stdout)).toContain('arg:model="groq/llama-3.3-70b-versatile"');
+      expect(lines(out.stdout)).toContain(`arg:model_providers.patchbay.base_url="${pb.patchbay.url}/v1"`);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
+  });
+
+  it('with serve --config FILE, agents set writes FILE and the launcher starts the agent with that profile', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'patchbay-config-elsewhere-'));
+    const settings = mkdtempSync(join(tmpdir(), 'patchbay-settings-'));
+    const file = join(settings, 'team.json');
+    writeFileSync(file, JSON.stringify({}));
+    const served = await createPatchbay({ dataDir, configPath: file, host: '127.0.0.1', port: 0, env: {}, keychainService, log: () => undefined });
+    try {
+      const set = await cli(['agents', 'set', 'codex', '--main', 'anthropic/claude-sonnet-4-5'], { PATCHBAY_HOME: dataDir });
+      expect(set.code, set.stderr).toBe(0);
+      expect(JSON.parse(readFileSync(file, 'utf8')).agents.codex).toEqual({ main: 'anthropic/claude-sonnet-4-5' });
+      expect(existsSync(join(dataDir, 'config.json'))).toBe(false);
+      const show = await cli(['agents', 'show', '--json'], { PATCHBAY_HOME: dataDir });
+      expect(JSON.parse(show.stdout)).toEqual({ codex: { main: 'anthropic/claude-sonnet-4-5' } });
+      const out = await cli(['codex', '--key', 'pb-given', 'exec'], { PATCHBAY_HOME: dataDir });
+      expect(out.code, out.stderr).toBe(7);
+      expect(lines(out.stdout)).toContain('arg:model="anthropic/claude-sonnet-4-5"');
+      // The dashboard's snippet says the same.
+      const agents = served.management.agents().data;
+      expect(agents.find((a) => a.agent === 'codex')!.profile).toEqual({ main: 'anthropic/claude-sonnet-4-5' });
+    } finally {
+      await served.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(settings, { recursive: true, force: true });
+    }
   });
 });
