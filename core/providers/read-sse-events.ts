@@ -60,7 +60,7 @@ export function wholeCharacters(bytes: Uint8Array): number {
 }
 
 /** Like a connection dropped mid-stream: retryable until the first byte reached the client. */
-function eventTooLarge(provider: string, limit: number): ProviderError {
+export function eventTooLarge(provider: string, limit: number): ProviderError {
   return new ProviderError({
     provider,
     upstreamStatus: 0,

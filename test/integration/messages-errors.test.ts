@@ -113,11 +113,29 @@ describe('Patchbay-side refusals and provider failures', () => {
     expect(row.attempts).toHaveLength(2);
   });
 
-  it('a failure after the first byte ends the stream with event: error, which the SDK throws', async () => {
-    rig.emulators.anthropic.inject({ path: '/v1/messages', midStream: { afterEvents: 4, kind: 'error-event' } });
+  // The upstream's events arrive in one network read (no delay: they coalesce) or one by one: the
+  // relay decides event by event, so the client sees the same either way (it once depended on the machine).
+  it.each([0, 25])('a failure after the first byte ends the stream with the upstream\'s own event: error, which the SDK throws (upstream events %i ms apart)', async (delayMs) => {
+    rig.emulators.anthropic.chunkDelayMs = delayMs;
+    try {
+      rig.emulators.anthropic.inject({ path: '/v1/messages', midStream: { afterEvents: 4, kind: 'error-event' } });
+      const stream = anthropic.messages.stream({ model: CLAUDE, max_tokens: 100, messages: [{ role: 'user', content: 'one two three four five six' }] });
+      const texts: string[] = [];
+      stream.on('text', (text) => texts.push(text));
+      const error = await failure(stream.finalMessage());
+      expect(error.error).toMatchObject({ type: 'error', error: { type: 'overloaded_error' } });
+      // The content before the error reached the client (the stream was committed).
+      expect(texts.join('')).not.toBe('');
+    } finally {
+      rig.emulators.anthropic.chunkDelayMs = 0;
+    }
+  });
+
+  it('an overload before any content is answered as overloaded_error, not api_error', async () => {
+    rig.emulators.anthropic.inject({ path: '/v1/messages', midStream: { afterEvents: 1, kind: 'error-event' } });
     const stream = anthropic.messages.stream({ model: CLAUDE, max_tokens: 100, messages: [{ role: 'user', content: 'one two three four five six' }] });
     const error = await failure(stream.finalMessage());
-    expect(error.error).toMatchObject({ type: 'error', error: { type: 'overloaded_error' } });
+    expect(error.error).toMatchObject({ type: 'error', error: { type: 'overloaded_error', code: 'all_providers_failed' } });
   });
 });
 

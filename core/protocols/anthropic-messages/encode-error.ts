@@ -1,5 +1,5 @@
 import { ContextLengthError, PatchbayError } from '../../errors/patchbay-error.ts';
-import { ProviderError } from '../../errors/provider-error.ts';
+import { AllProvidersFailedError, ProviderError } from '../../errors/provider-error.ts';
 
 const TYPES: Record<number, string> = {
   400: 'invalid_request_error',
@@ -31,9 +31,18 @@ export function encodeAnthropicError(error: unknown): { status: number; body: Re
   if (error instanceof ContextLengthError) return { status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: contextLengthMessage(error) } } };
   const { message: _message, type: _type, ...details } = error.toBody().error;
   const extra = Object.fromEntries(Object.entries(details).filter(([, value]) => value !== null));
-  // An upstream's "overloaded" (529) keeps its name, so Claude Code's retry logic recognises it.
-  const type = error instanceof ProviderError && error.upstreamStatus === 529 ? 'overloaded_error' : anthropicErrorType(error.status);
+  const type = upstreamOverloaded(error) ? 'overloaded_error' : anthropicErrorType(error.status);
   return { status: error.status, body: { type: 'error', error: { type, message: error.message, ...extra } } };
+}
+
+/**
+ * An upstream's "overloaded" (529) keeps its name, so Claude Code's retry logic recognises it (it
+ * waits and retries an overload, and tells the user so, unlike an api_error): the upstream's own
+ * error, or every attempt of the route overloaded (a model served by one provider has one attempt).
+ */
+function upstreamOverloaded(error: PatchbayError): boolean {
+  if (error instanceof ProviderError) return error.upstreamStatus === 529;
+  return error instanceof AllProvidersFailedError && error.attempts.length > 0 && error.attempts.every((attempt) => attempt.status === 529);
 }
 
 /**

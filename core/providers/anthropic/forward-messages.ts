@@ -1,13 +1,14 @@
 import { ProviderError } from '../../errors/provider-error.ts';
 import { decodeAnthropicUsage, type AnthropicUsage } from '../../protocols/anthropic-messages/map-usage.ts';
-import { createForwardState, readForwardedEvent } from '../../protocols/anthropic-messages/read-stream-usage.ts';
 import { toOpenAiUsage } from '../../protocols/openai/map-usage.ts';
 import type { JsonReply, StreamReply, UpstreamCall } from '../provider-adapter.ts';
-import { sseDecoder } from '../read-sse-events.ts';
+import { eventTooLarge } from '../read-sse-events.ts';
+import { upstreamLimits } from '../upstream-limits.ts';
 import { passAnswerThrough, PASS_THROUGH_AFTER_BYTES } from '../pass-answer-through.ts';
 import { postToProvider, postToProviderForText } from '../post-to-provider.ts';
 import { toTransportError } from '../transport-error.ts';
 import { mapAnthropicError, mapStreamError, statusOfAnthropicError } from './map-error.ts';
+import { createRelayState, relayMessageText } from './relay-message-stream.ts';
 
 /** The caller's Messages call to forward: its body (model already replaced) and its anthropic-* headers. */
 export interface ForwardedCall {
@@ -45,20 +46,20 @@ export async function forwardMessages(forwarded: ForwardedCall, call: UpstreamCa
 }
 
 /**
- * The streamed form: the upstream's SSE text forwarded as it arrives. What comes before the first
- * content block (message_start, pings) is held back and sent with it, so an attempt that fails
- * before any content leaks nothing and routing can still fall back. An `event: error` or a body
- * that ends before message_stop is a ProviderError (the ingress codec writes the error event).
+ * The streamed form: the upstream's SSE text forwarded event by event as it arrives
+ * (relayMessageText). What comes before the first content block (message_start, pings) is held
+ * back and sent with it, so an attempt that fails before any content leaks nothing and routing can
+ * still fall back. An `event: error` or a body that ends before message_stop is a ProviderError
+ * (the ingress codec writes the error event), thrown after the events that came before it.
  */
 export async function forwardMessagesStream(forwarded: ForwardedCall, call: UpstreamCall, connectTimeoutMs: number): Promise<StreamReply> {
   const provider = call.provider.name;
   const response = await postToProvider({ call, url: `${call.provider.baseUrl}/messages`, body: forwarded.body, forwardHeaders: forwarded.headers, accept: 'text/event-stream', connectTimeoutMs, mapError: mapAnthropicError });
-  let state = createForwardState();
+  let state = createRelayState();
   async function* chunks(): AsyncGenerator<string> {
-    const decode = sseDecoder(provider);
     const text = new TextDecoder();
     const body = response.body[Symbol.asyncIterator]();
-    let held = '';
+    const limit = upstreamLimits.maxEventBytes;
     let ended = false;
     try {
       for (;;) {
@@ -73,23 +74,19 @@ export async function forwardMessagesStream(forwarded: ForwardedCall, call: Upst
           ended = true;
           break;
         }
-        for (const event of decode(next.value)) state = readForwardedEvent(event.event, event.data, state);
-        if (state.error) throw mapStreamError(provider, state.error);
-        const piece = text.decode(next.value, { stream: true });
-        if (!state.committed) {
-          held += piece;
-          continue;
-        }
-        yield held === '' ? piece : held + piece;
-        held = '';
-        if (state.stopped) break;
+        const step = relayMessageText(text.decode(next.value, { stream: true }), state);
+        state = step.state;
+        if (step.send) yield step.send;
+        if (step.error) throw mapStreamError(provider, step.error);
+        if (state.forward.stopped) break;
+        if (state.carry.length > limit) throw eventTooLarge(provider, limit);
       }
-      if (!state.stopped) throw new ProviderError({ provider, upstreamStatus: 502, message: 'the stream ended before message_stop', retryable: true, kind: 'stream' });
+      if (!state.forward.stopped) throw new ProviderError({ provider, upstreamStatus: 502, message: 'the stream ended before message_stop', retryable: true, kind: 'stream' });
     } finally {
       if (!ended) await body.return?.();
     }
   }
-  return { chunks: chunks(), usage: () => (state.usage ? toOpenAiUsage(decodeAnthropicUsage(state.usage)) : null) };
+  return { chunks: chunks(), usage: () => (state.forward.usage ? toOpenAiUsage(decodeAnthropicUsage(state.forward.usage)) : null) };
 }
 
 /** Anthropic's own count of a Messages body's input tokens (POST /v1/messages/count_tokens). */
