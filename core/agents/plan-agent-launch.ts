@@ -69,7 +69,7 @@ function planClaude({ origin, key, profiles, catalogWindow }: LaunchInput): Agen
   return { agent: 'claude', program: 'claude', env, unset: ['ANTHROPIC_API_KEY'], args: [], keyVariable: 'ANTHROPIC_AUTH_TOKEN' };
 }
 
-function planCodex({ origin, key, profiles, catalogWindow }: LaunchInput): AgentLaunch {
+function planCodex({ origin, key, profiles }: LaunchInput): AgentLaunch {
   const profile = profiles.codex ?? {};
   const id = CODEX_PROVIDER_ID;
   const toml = (value: string) => JSON.stringify(value);
@@ -79,10 +79,12 @@ function planCodex({ origin, key, profiles, catalogWindow }: LaunchInput): Agent
     '-c', `model_providers.${id}.base_url=${toml(`${origin}/v1`)}`,
     '-c', `model_providers.${id}.env_key=${toml('PATCHBAY_KEY')}`,
     '-c', `model_providers.${id}.wire_api=${toml('responses')}`,
+    // Patchbay's models as Codex's catalog (window, reasoning levels, apply_patch): Codex fetches it with the key.
+    '-c', `model_providers.${id}.model_catalog_url=${toml(`${origin}/v1/codex/models`)}`,
   ];
   if (profile.main) args.push('-c', `model=${toml(profile.main)}`);
-  const window = profile.contextWindow ?? (profile.main ? catalogWindow?.(profile.main) : undefined);
-  if (window) args.push('-c', `model_context_window=${window}`);
+  // The catalog has each model's window; a profile's own wins over it.
+  if (profile.contextWindow) args.push('-c', `model_context_window=${profile.contextWindow}`);
   return { agent: 'codex', program: 'codex', env: { PATCHBAY_KEY: key ?? '$PATCHBAY_KEY' }, unset: [], args, keyVariable: 'PATCHBAY_KEY' };
 }
 

@@ -110,7 +110,7 @@ A team's replica (--database) makes no key and prints no sign-in link: "patchbay
   providers: `Usage:\n${Object.values(PROVIDERS).map((text) => `  ${text.split('\n')[0].replace('Usage: ', '')}`).join('\n')}\n\n"patchbay providers set-key --help" and the like tell more.`,
   routing: `Usage:\n${Object.values(ROUTING).map((text) => `  ${text.split('\n')[0].replace('Usage: ', '')}`).join('\n')}\n\n"patchbay routing explain --help" and the like tell more.`,
   claude: agentHelp('claude', 'Claude Code', 'ANTHROPIC_BASE_URL, ANTHROPIC_AUTH_TOKEN, and from the profile ANTHROPIC_MODEL (with the opus and\nsonnet tiers), ANTHROPIC_DEFAULT_HAIKU_MODEL (background), CLAUDE_CODE_SUBAGENT_MODEL, and\nCLAUDE_CODE_AUTO_COMPACT_WINDOW / CLAUDE_CODE_MAX_CONTEXT_TOKENS (the window; for a non-Claude main model\nPatchbay\'s catalog window when the profile sets none)'),
-  codex: agentHelp('codex', 'Codex CLI', 'PATCHBAY_KEY, and "-c" overrides (your config.toml is never edited): model_provider "patchbay" with\nits base_url, env_key and wire_api "responses", and from the profile model and model_context_window'),
+  codex: agentHelp('codex', 'Codex CLI', 'PATCHBAY_KEY, and "-c" overrides (your config.toml is never edited): model_provider "patchbay" with\nits base_url, env_key, wire_api "responses" and model_catalog_url (the models as a Codex catalog:\nwindow, reasoning levels, apply_patch), and from the profile model and model_context_window'),
   agents: `Usage: patchbay agents show [--json]
        patchbay agents set claude [--main MODEL] [--background MODEL] [--subagent MODEL] [--context-window N]
        patchbay agents set codex [--main MODEL] [--context-window N]

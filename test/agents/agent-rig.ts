@@ -153,7 +153,7 @@ export function exportsOf(block: string): Record<string, string> {
 export function readmeCodexConfig(baseUrl: string, model: string | null): string {
   const recipe = readmeBlock(/^### Codex CLI by hand/m, 'toml');
   expect(recipe).toContain('base_url = "http://127.0.0.1:8790/v1"');
-  const config = recipe.replace('http://127.0.0.1:8790/v1', `${baseUrl}/v1`);
+  const config = recipe.replaceAll('http://127.0.0.1:8790/v1', `${baseUrl}/v1`);
   return model === null ? config.replace(/^model = "[^"]*".*\n/m, '') : config.replace(/^model = "[^"]*"/m, `model = "${model}"`);
 }
 

@@ -26,6 +26,11 @@ export const agentScript: ModelScript = (view) => {
     return { text: token ? `The token is ${token}.` : `The command printed: ${output.trim().slice(0, 200)}` };
   }
   const ask = view.lastUserText;
+  const create = /Create the file (\S+) holding the line `([^`]+)` with apply_patch/.exec(ask);
+  if (create) {
+    if (!view.tools.includes('apply_patch')) return { text: `I have no apply_patch tool (offered: ${view.tools.join(', ')}).` };
+    return { tool: 'apply_patch', input: { input: `*** Begin Patch\n*** Add File: ${create[1]}\n+${create[2]}\n*** End Patch\n` } };
+  }
   const command = /Run the shell command `([^`]+)`/.exec(ask)?.[1];
   if (command) return shellCall(command, view.tools) ?? { text: `I have no shell tool (offered: ${view.tools.join(', ')}).` };
   const remember = /Remember the word (\S+?)\./.exec(ask)?.[1];

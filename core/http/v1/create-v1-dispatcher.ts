@@ -21,6 +21,7 @@ import { responsesCodec } from '../../protocols/openai-responses/responses-codec
 import { handleCompletions } from './handle-completions.ts';
 import { handleEmbeddings } from './handle-embeddings.ts';
 import { listModels } from './list-models.ts';
+import { listCodexModels } from './list-codex-models.ts';
 import type { V1Context } from './v1-context.ts';
 import { recordRequest } from './record-request.ts';
 import { readSessionHeaders } from './read-session.ts';
@@ -134,6 +135,19 @@ export function createV1Dispatcher(deps: V1Deps): { dispatch: (req: IncomingMess
     }
   };
 
+  const codexModels: Route = (req, res) => {
+    const request = createV1Request('models');
+    res.setHeader('x-patchbay-request-id', request.requestId);
+    try {
+      authenticate(req, deps.keys);
+      const body = JSON.stringify(listCodexModels(deps.catalog, deps.config, started));
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-patchbay-provider': 'patchbay', 'x-patchbay-latency-ms': String(elapsedMs(request)) });
+      res.end(body);
+    } catch (error) {
+      renderError(res, error, deps.log, openAiCodec);
+    }
+  };
+
   const routes = new Map<string, Route>([
     ['POST /v1/chat/completions', routed('chat', handleChatCompletions)],
     ['POST /v1/completions', routed('completions', handleCompletions)],
@@ -142,6 +156,7 @@ export function createV1Dispatcher(deps: V1Deps): { dispatch: (req: IncomingMess
     ['POST /v1/messages/count_tokens', routed('count_tokens', handleCountTokens, anthropicCodec)],
     ['POST /v1/responses', routed('responses', createResponsesHandler(deps.config.connectTimeoutMs), responsesCodec)],
     ['GET /v1/models', models],
+    ['GET /v1/codex/models', codexModels],
   ]);
 
   const dispatch = (req: IncomingMessage, res: ServerResponse): boolean => {
