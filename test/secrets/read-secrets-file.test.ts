@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -43,5 +43,49 @@ describe('readSecretsFile', () => {
       }
     })();
     expect(message).not.toContain('sk-a-secret-pasted');
+  });
+
+  // Issue 34 (8): only the mode was checked. Changing a file's owner needs root: as another user these are skipped.
+  const root = process.getuid?.() === 0;
+  const NOBODY = 65534;
+
+  it.runIf(root)('a mode-600 file owned by another user is refused, with a one-line message naming the owner and the fix', () => {
+    const path = file('foreign', 'OPENAI_API_KEY=sk-planted-by-another-user\n', 0o600);
+    chownSync(path, NOBODY, NOBODY);
+    expect(() => readSecretsFile(path)).toThrow(SecretsFileError);
+    expect(() => readSecretsFile(path)).toThrow(`The secrets file ${path} belongs to another user (uid ${NOBODY}), not to the user Patchbay runs as (uid 0)`);
+    expect(() => readSecretsFile(path)).toThrow(`chown 0 ${path}`);
+    expect(() => readSecretsFile(path)).not.toThrow(/\n/);
+  });
+
+  it.runIf(root)('a symlink in a folder others can write, or to a file in such a folder, is refused; one in a private folder to a private file is read', () => {
+    const mine = file('mine', 'OPENAI_API_KEY=sk-mine-through-a-link\n', 0o600);
+    // A world-writable folder (like /tmp): another user could have planted the link, or swap it.
+    const open = join(dir, 'open');
+    mkdirSync(open);
+    chmodSync(open, 0o1777);
+    const planted = join(open, 'secrets.env');
+    symlinkSync(mine, planted);
+    expect(() => readSecretsFile(planted)).toThrow(SecretsFileError);
+    expect(() => readSecretsFile(planted)).toThrow(`The secrets file ${planted} is a link in ${open}, a folder other users can write`);
+    // A folder owned by another user, even at 755: that user can swap the link.
+    const theirs = join(dir, 'theirs');
+    mkdirSync(theirs, { mode: 0o755 });
+    chownSync(theirs, NOBODY, NOBODY);
+    const inTheirs = join(theirs, 'secrets.env');
+    symlinkSync(mine, inTheirs);
+    expect(() => readSecretsFile(inTheirs)).toThrow(`is a link in ${theirs}, a folder other users can write`);
+    // A private link to a file in a world-writable folder: the file can be replaced under it.
+    const target = join(open, 'target.env');
+    writeFileSync(target, 'OPENAI_API_KEY=sk-in-an-open-folder\n', { mode: 0o600 });
+    const safe = join(dir, 'private');
+    mkdirSync(safe, { mode: 0o700 });
+    const toOpen = join(safe, 'secrets.env');
+    symlinkSync(target, toOpen);
+    expect(() => readSecretsFile(toOpen)).toThrow(`The secrets file ${toOpen} leads to ${target}, in ${open}, a folder other users can write`);
+    // What a deployment does (a link to a file kept in a private folder) still works.
+    const good = join(safe, 'link.env');
+    symlinkSync(mine, good);
+    expect(readSecretsFile(good)).toEqual({ OPENAI_API_KEY: 'sk-mine-through-a-link' });
   });
 });
