@@ -4,6 +4,7 @@ import { DataDirInUseError } from '../app/data-dir-lock.ts';
 import { DatabaseStartError } from '../postgres/database-unavailable.ts';
 import { findPortHolder } from '../app/find-port-holder.ts';
 import { withCommandName } from './invoked-as.ts';
+import { withEscapedControls } from './escape-output.ts';
 import { commandHelp, wantsHelp } from './command-help.ts';
 import type { CliIo } from './cli-io.ts';
 import { UsageError } from './usage-error.ts';
@@ -63,7 +64,7 @@ const defaultIo: CliIo = {
 
 /** Runs one CLI invocation; returns the exit code. Errors a user can fix are one clear line, not a stack. */
 export async function runCli(argv: string[], given: CliIo = defaultIo): Promise<number> {
-  const io = withCommandName(given);
+  const io = withCommandName(withEscapedControls(given));
   const [command, ...rest] = argv;
   // Help comes before any other check, so "keys create --help" never asks for --name first.
   // The agents' own --help goes to them: "patchbay help claude" tells Patchbay's side.

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../core/cli/run-cli.ts';
 import { GroqEmulator } from '../emulators/groq-emulator.ts';
 import { startPatchbay, usageRows, type TestPatchbay } from '../helpers/start-patchbay.ts';
 
@@ -68,5 +69,45 @@ describe('session identity on usage rows', () => {
     expect(lastRow().session_id).toBe('s'.repeat(128));
     expect(await post('/v1/chat/completions', { model: MODEL, messages: 'not a list' }, { 'X-Claude-Code-Session-Id': 'cc-refused' })).toBe(400);
     expect(lastRow()).toMatchObject({ status: 400, session_id: 'cc-refused' });
+  });
+
+  // Issue 34 (7): ids kept the control characters a /v1 client sent, and `patchbay usage --by session`
+  // printed them to the user's terminal: a title change, a screen clear, an OSC 52 clipboard write.
+  const ESCAPES = '\x1b]0;pwned\x07\x1b[2J\x1b]52;c;cm0gLXJmIH4=\x07\u009b31m\u202e';
+  const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+  it("escapes control characters in the ids a client sends (user, prompt_cache_key, Codex's client_metadata.session_id)", async () => {
+    expect(await post('/v1/chat/completions', { ...chat, user: `u${ESCAPES}` })).toBe(200);
+    const user = lastRow().session_id as string;
+    expect(user).not.toMatch(CONTROL);
+    expect(user).toBe('u\\x1b]0;pwned\\x07\\x1b[2J\\x1b]52;c;cm0gLXJmIH4=\\x07\\x9b31m\\u202e');
+    expect(await post('/v1/chat/completions', { ...chat, prompt_cache_key: `p${ESCAPES}` })).toBe(200);
+    expect(lastRow().session_id).not.toMatch(CONTROL);
+    expect(await post('/v1/responses', { model: MODEL, input: 'hello', client_metadata: { session_id: `c${ESCAPES}` } })).toBe(200);
+    expect(lastRow()).toMatchObject({ session_source: 'codex' });
+    expect(lastRow().session_id).not.toMatch(CONTROL);
+    // Two ids that differ only in a control character stay two sessions.
+    expect(await post('/v1/chat/completions', { ...chat, user: 'a\x1bb' })).toBe(200);
+    expect(await post('/v1/chat/completions', { ...chat, user: 'a\x07b' })).toBe(200);
+    const rows = usageRows(pb.patchbay);
+    expect(rows.at(-2)!.session_id).not.toBe(rows.at(-1)!.session_id);
+  });
+
+  it('`patchbay usage --by session` prints stored ids with their control characters escaped (rows an older Patchbay stored raw)', async () => {
+    const now = Date.now();
+    pb.patchbay.usage.record({
+      ts: now, requestId: 'req_raw_escapes', keyId: null, endpoint: 'chat', requestedModel: MODEL, provider: 'groq', model: 'llama-3.3-70b-versatile', strategy: 'balanced',
+      status: 200, errorType: null, stream: false, promptTokens: 1, completionTokens: 1, totalTokens: 2, inputPrice: 0, outputPrice: 0, costUsd: 0, latencyMs: 1, firstByteMs: 1,
+      attempts: [], routeReason: null, errorMessage: null, fallback: false, sessionId: `raw${ESCAPES}`, sessionSource: 'user', agentId: `agent${ESCAPES}`,
+    } as Parameters<typeof pb.patchbay.usage.record>[0]);
+    pb.patchbay.usage.flush();
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli(['usage', '--by', 'session', '--data-dir', pb.dataDir], { out: (t) => (stdout += t), err: (t) => (stderr += t), env: { PATH: process.env.PATH } });
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toContain('raw\\x1b]0;pwned\\x07');
+    expect(stdout).toContain('agent\\x1b]0;pwned\\x07');
+    expect(stdout).not.toMatch(CONTROL);
   });
 });

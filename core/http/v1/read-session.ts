@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { escapeControls } from '../../errors/escape-controls.ts';
 
 /** Where a request's session name came from (the usage row's session_source; the Sessions page's client). */
 export type SessionSource = 'patchbay' | 'claude-code' | 'codex' | 'prompt_cache_key' | 'user';
@@ -11,7 +12,11 @@ export interface SessionIdentity {
   parentAgentId: string | null;
 }
 
-/** Ids are recorded as sent, up to this many characters. */
+/**
+ * Ids are recorded as sent, up to this many characters, but for control characters: those are
+ * written out as escapes on arrival (escape-controls.ts), so no id a client chose can drive the
+ * terminal of whoever lists the sessions (`patchbay usage --by session`) or reorder a page's text.
+ */
 export const MAX_SESSION_ID_LENGTH = 128;
 
 /** Ranked: a lower rank wins. X-Patchbay-Session, which any client can send, wins over every id a client sends of its own accord. */
@@ -20,7 +25,7 @@ const RANK: Record<SessionSource, number> = { patchbay: 0, 'claude-code': 1, cod
 function capped(value: unknown): string | null {
   if (typeof value !== 'string') return null;
   const trimmed = value.trim();
-  return trimmed === '' ? null : trimmed.slice(0, MAX_SESSION_ID_LENGTH);
+  return trimmed === '' ? null : escapeControls(trimmed).slice(0, MAX_SESSION_ID_LENGTH);
 }
 
 function header(headers: IncomingHttpHeaders, name: string): string | null {
