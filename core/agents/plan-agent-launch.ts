@@ -19,6 +19,9 @@ export interface AgentLaunch {
   keyVariable: string;
 }
 
+/** Where a snippet without a key names it: the one value the shell is meant to expand. */
+export const KEY_PLACEHOLDER = '$PATCHBAY_KEY';
+
 /** How a user installs each program, for the message when it is missing. */
 export const INSTALL_HINTS: Record<AgentName, string> = {
   claude: 'npm install -g @anthropic-ai/claude-code',
@@ -51,7 +54,7 @@ function planClaude({ origin, key, profiles, catalogWindow }: LaunchInput): Agen
   const profile = profiles.claude ?? {};
   const env: Record<string, string> = {
     ANTHROPIC_BASE_URL: origin,
-    ANTHROPIC_AUTH_TOKEN: key ?? '$PATCHBAY_KEY',
+    ANTHROPIC_AUTH_TOKEN: key ?? KEY_PLACEHOLDER,
   };
   if (profile.main) {
     env.ANTHROPIC_MODEL = profile.main;
@@ -85,17 +88,23 @@ function planCodex({ origin, key, profiles }: LaunchInput): AgentLaunch {
   if (profile.main) args.push('-c', `model=${toml(profile.main)}`);
   // The catalog has each model's window; a profile's own wins over it.
   if (profile.contextWindow) args.push('-c', `model_context_window=${profile.contextWindow}`);
-  return { agent: 'codex', program: 'codex', env: { PATCHBAY_KEY: key ?? '$PATCHBAY_KEY' }, unset: [], args, keyVariable: 'PATCHBAY_KEY' };
+  return { agent: 'codex', program: 'codex', env: { PATCHBAY_KEY: key ?? KEY_PLACEHOLDER }, unset: [], args, keyVariable: 'PATCHBAY_KEY' };
 }
 
-/** The launch as a shell command a user can paste (POSIX quoting; the key as `$PATCHBAY_KEY` when not given). */
+/**
+ * The launch as a shell command a user can paste (POSIX quoting; the key as `$PATCHBAY_KEY` when not
+ * given). Every value is single-quoted but the key placeholder: a profile value is data, and a
+ * value left bare (one starting with `$` was) would run when pasted. Arguments are quoted unless
+ * made only of characters no shell treats specially (`-c`).
+ */
 export function launchAsShell(launch: AgentLaunch): string {
-  const quote = (value: string) => (/^[A-Za-z0-9_./:=$-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);
+  const quote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
+  const argument = (value: string) => (/^[A-Za-z0-9_./:=-]+$/.test(value) ? value : quote(value));
   const lines = [
     ...launch.unset.map((name) => `unset ${name}`),
-    ...Object.entries(launch.env).map(([name, value]) => `export ${name}=${value.startsWith('$') ? value : quote(value)}`),
+    ...Object.entries(launch.env).map(([name, value]) => `export ${name}=${value === KEY_PLACEHOLDER ? value : quote(value)}`),
   ];
-  const command = [launch.program, ...launch.args.map(quote)];
+  const command = [launch.program, ...launch.args.map(argument)];
   const parts: string[] = [command[0]];
   for (let i = 1; i < command.length; i += 2) parts.push(command.slice(i, i + 2).join(' '));
   lines.push(parts.join(' \\\n  '));

@@ -73,6 +73,13 @@ export const providerConfigSchema = z.strictObject({
 });
 export type ProviderConfig = z.infer<typeof providerConfigSchema>;
 
+/**
+ * A model a coding agent is started with: it goes into the agent's environment and into the shell
+ * snippets users paste (`patchbay claude --print`, the dashboard), so only what model ids are made
+ * of: letters, digits and . _ - : / @ + and Claude Code's [1m] suffix. No quotes, `$`, spaces or `;`.
+ */
+const agentModelSchema = modelNameSchema.regex(/^[A-Za-z0-9._:/@+[\]-]+$/, 'must be a model name (letters, digits and . _ - : / @ + [ ] only), such as openai/gpt-4o');
+
 /** A context window in tokens, as a coding agent is told it (CLAUDE_CODE_AUTO_COMPACT_WINDOW, Codex's model_context_window). */
 const contextWindowSchema = z.number().int('must be a whole number of tokens').min(1_000, 'must be at least 1,000 tokens').max(10_000_000, 'must be at most 10,000,000 tokens');
 
@@ -83,15 +90,15 @@ const contextWindowSchema = z.number().int('must be a whole number of tokens').m
  * window, for a model Claude Code does not know (it assumes 1M tokens for those).
  */
 export const claudeProfileSchema = z.strictObject({
-  main: modelNameSchema.optional(),
-  background: modelNameSchema.optional(),
-  subagent: modelNameSchema.optional(),
+  main: agentModelSchema.optional(),
+  background: agentModelSchema.optional(),
+  subagent: agentModelSchema.optional(),
   contextWindow: contextWindowSchema.optional(),
 });
 
 /** agents.codex: what `patchbay codex` gives Codex CLI (as `-c` overrides): its model and that model's window. */
 export const codexProfileSchema = z.strictObject({
-  main: modelNameSchema.optional(),
+  main: agentModelSchema.optional(),
   contextWindow: contextWindowSchema.optional(),
 });
 

@@ -66,6 +66,14 @@ describe('patchbay agents', () => {
     const wrongField = await cli(['agents', 'set', 'codex', '--background', 'openai/gpt-4o']);
     expect(wrongField.code).toBe(2);
     expect(wrongField.stderr).toMatch(/agents\.codex.*background/);
+    // Issue 34 (5): a "model" that is shell code was accepted, and the snippets printed it unquoted.
+    const before = readFileSync(join(pb.dataDir, 'config.json'), 'utf8');
+    for (const [flag, value] of [['--main', '$(touch pwned)'], ['--background', '`id`'], ['--subagent', 'gpt-4o; rm -rf ~'], ['--main', "it's"]]) {
+      const shell = await cli(['agents', 'set', 'claude', flag, value]);
+      expect(shell.code, `${flag} ${value}`).toBe(2);
+      expect(shell.stderr).toContain(`agents.claude.${flag.slice(2)}: must be a model name`);
+    }
+    expect(readFileSync(join(pb.dataDir, 'config.json'), 'utf8')).toBe(before);
     const cleared = await cli(['agents', 'set', 'claude', '--subagent', 'none']);
     expect(JSON.parse(cleared.stdout.slice(cleared.stdout.indexOf('{')))).toEqual({ main: 'openai/gpt-4o', background: 'google/gemini-2.5-flash' });
   });
@@ -130,7 +138,7 @@ describe('patchbay claude / patchbay codex', () => {
   it('--print shows the same by hand, the key as $PATCHBAY_KEY', async () => {
     const out = await cli(['claude', '--print']);
     expect(out.code).toBe(0);
-    expect(out.stdout).toContain(`export ANTHROPIC_BASE_URL=${pb.patchbay.url}`);
+    expect(out.stdout).toContain(`export ANTHROPIC_BASE_URL='${pb.patchbay.url}'`);
     expect(out.stdout).toContain('export ANTHROPIC_AUTH_TOKEN=$PATCHBAY_KEY');
     expect(out.stdout).toContain('unset ANTHROPIC_API_KEY');
     expect(out.stdout.trim().split('\n').at(-1)).toBe('claude');
