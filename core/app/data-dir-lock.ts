@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -95,13 +95,46 @@ export function runningServersDir(env: NodeJS.ProcessEnv): string {
   return env.XDG_RUNTIME_DIR ? join(env.XDG_RUNTIME_DIR, 'patchbay') : join(tmpdir(), `patchbay-${uid}`);
 }
 
-/** Adds this server to the list; returns the function that removes it. */
+/**
+ * Why the list's folder cannot be trusted, or null when it is the user's own, mode 700, and not a
+ * link. In a shared temp dir anyone can create `patchbay-UID` first: an entry planted there would
+ * send the CLI (and the secrets it carries) to another account's server, and a link planted there
+ * would have the server write its entry wherever the link points.
+ */
+function untrustedFolder(dir: string): string | null {
+  if (typeof process.getuid !== 'function') return null;
+  let stat;
+  try {
+    stat = lstatSync(dir);
+  } catch {
+    return null;
+  }
+  const why = stat.isSymbolicLink()
+    ? 'it is a link'
+    : !stat.isDirectory()
+      ? 'it is not a folder'
+      : stat.uid !== process.getuid()
+        ? `it belongs to another user (uid ${stat.uid})`
+        : (stat.mode & 0o077) !== 0
+          ? `its mode is ${(stat.mode & 0o777).toString(8)}, not 700 (only you may read and write it)`
+          : null;
+  return why && `Not using the list of running Patchbay servers in ${dir}: ${why}. Remove it (rm -r ${dir}); the next Patchbay started makes it again.`;
+}
+
+/** Adds this server to the list; returns the function that removes it. Nothing is written to a folder untrustedFolder refuses. */
 export function announceServer(env: NodeJS.ProcessEnv, entry: { url: string; data_dir: string }): () => void {
   const dir = runningServersDir(env);
   const file = join(dir, `${process.pid}.json`);
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    writeFileSync(file, JSON.stringify({ pid: process.pid, ...entry }), { mode: 0o600 });
+    if (untrustedFolder(dir)) return () => undefined;
+    // O_NOFOLLOW: never written through a link, wherever it came from.
+    const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | NO_FOLLOW, 0o600);
+    try {
+      writeFileSync(fd, JSON.stringify({ pid: process.pid, ...entry }));
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     // Only a convenience for the CLI: a server that cannot write here still serves.
     return () => undefined;
@@ -109,24 +142,40 @@ export function announceServer(env: NodeJS.ProcessEnv, entry: { url: string; dat
   return () => rmSync(file, { force: true });
 }
 
-/** The servers on the list whose process still runs. */
-export function listRunningServers(env: NodeJS.ProcessEnv): { pid: number; url: string; data_dir: string }[] {
+/** The servers on the list whose process still runs, or why the list was not read (`refused`, to tell the user). */
+export function listRunningServers(env: NodeJS.ProcessEnv): { servers: { pid: number; url: string; data_dir: string }[]; refused: string | null } {
   const dir = runningServersDir(env);
+  const refused = untrustedFolder(dir);
+  if (refused) return { servers: [], refused };
   let files: string[];
   try {
     files = readdirSync(dir).filter((f) => f.endsWith('.json'));
   } catch {
-    return [];
+    return { servers: [], refused: null };
   }
   const servers: { pid: number; url: string; data_dir: string }[] = [];
   for (const file of files) {
     try {
-      const entry = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { pid: number; url: string; data_dir: string };
+      const entry = JSON.parse(readOwnEntry(join(dir, file))) as { pid: number; url: string; data_dir: string };
       if (processRuns(entry.pid)) servers.push(entry);
       else rmSync(join(dir, file), { force: true });
     } catch {
-      // A file being written, or foreign: ignored.
+      // A file being written, a link, or foreign: ignored.
     }
   }
-  return servers;
+  return { servers, refused: null };
+}
+
+/** O_NOFOLLOW where the platform has it (not on Windows, where the list lives in the user's own temp dir). */
+const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
+
+/** An entry's text, opened without following a link and only when the user owns it. */
+function readOwnEntry(path: string): string {
+  const fd = openSync(path, constants.O_RDONLY | NO_FOLLOW);
+  try {
+    if (typeof process.getuid === 'function' && fstatSync(fd).uid !== process.getuid()) throw new Error('not ours');
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -7,6 +7,7 @@ import { INSTALL_HINTS, launchAsShell, planAgentLaunch, type AgentLaunch } from 
 import type { AgentName } from '../config/config-schema.ts';
 import { loadConfigFile } from '../config/load-config.ts';
 import { callManagementApi, ManagementApiError } from '../management/call-management-api.ts';
+import { provenServer } from './proven-server.ts';
 import type { CliIo } from './cli-io.ts';
 import { findConfigPath } from './find-config-path.ts';
 import { findDataDir } from './find-data-dir.ts';
@@ -96,8 +97,11 @@ async function runningServer(dataDir: string): Promise<string> {
   let url: string;
   try {
     ({ url } = JSON.parse(readFileSync(serverFile, 'utf8')) as { url: string });
-    await callManagementApi(url, loadAdminToken(dataDir), { method: 'GET', path: '/routing', timeoutMs: 5_000 });
+    const token = loadAdminToken(dataDir);
+    await provenServer(url, token, dataDir);
+    await callManagementApi(url, token, { method: 'GET', path: '/routing', timeoutMs: 5_000 });
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     if (error instanceof ManagementApiError) throw new UsageError(`Patchbay at ${dataDir} refused the CLI: ${error.message}`);
     throw notRunning;
   }

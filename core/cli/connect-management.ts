@@ -5,6 +5,7 @@ import { readVersion } from '../runtime/read-version.ts';
 import { createRouter } from '../app/create-router.ts';
 import { loadAdminToken } from '../secrets/admin-token.ts';
 import { findDataDir } from './find-data-dir.ts';
+import { provenServer } from './proven-server.ts';
 import { loadConfigFile, readConfigFile } from '../config/load-config.ts';
 import { KeyStore } from '../keys/key-store.ts';
 import { createKeySchema, explainRouteSchema, keySettingsSchema, providerKeyLabelSchema, providerSecretSchema, routingSettingsSchema, usageSessionsQuerySchema } from '../management/management-schemas.ts';
@@ -58,7 +59,9 @@ export async function connectManagement(values: { 'data-dir'?: string; config?: 
   if (existsSync(serverFile)) {
     try {
       const { url } = JSON.parse(readFileSync(serverFile, 'utf8')) as { url: string };
-      const client = createHttpManagement(url, loadAdminToken(dataDir));
+      const token = loadAdminToken(dataDir);
+      await provenServer(url, token, dataDir);
+      const client = createHttpManagement(url, token);
       await client.getRouting();
       return { management: client, mode: 'server', close: () => undefined };
     } catch (error) {
@@ -140,8 +143,11 @@ export async function requestSignInLink(values: { 'data-dir'?: string }, env: No
   }
   let text: string;
   try {
-    text = await callManagementApi(url, loadAdminToken(dataDir), { method: 'POST', path: '/session/code', timeoutMs: 10_000 });
+    const token = loadAdminToken(dataDir);
+    await provenServer(url, token, dataDir);
+    text = await callManagementApi(url, token, { method: 'POST', path: '/session/code', timeoutMs: 10_000 });
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     if (error instanceof ManagementApiError) throw new UsageError(`Patchbay at ${url} refused a sign-in link: ${error.message}`);
     // A stale server.json: the server died without removing it.
     return null;

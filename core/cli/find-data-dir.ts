@@ -26,7 +26,9 @@ export function findDataDir(values: { 'data-dir'?: string }, env: NodeJS.Process
   if (env.PATCHBAY_HOME) return resolve(env.PATCHBAY_HOME);
   const fallback = resolveDataDir(env);
   if (served(fallback)) return fallback;
-  const running = listRunningServers(env).filter((s) => s.data_dir !== fallback && served(s.data_dir));
+  const list = listRunningServers(env);
+  if (list.refused) say?.(`${list.refused}\n`);
+  const running = list.servers.filter((s) => s.data_dir !== fallback && served(s.data_dir));
   if (running.length === 1) {
     say?.(`Using the Patchbay running at ${running[0].url} (process ${running[0].pid}, data dir ${running[0].data_dir}); pass --data-dir to choose another.\n`);
     return running[0].data_dir;

@@ -20,6 +20,7 @@ import {
   usageTotalsQuerySchema,
 } from '../management/management-schemas.ts';
 import { serveEvents } from './serve-events.ts';
+import { CHALLENGE_HEADER, isChallenge, serverProof } from '../secrets/server-proof.ts';
 import type { Management } from '../management/create-management.ts';
 import { clearedSessionCookie, readSessionCookies, SESSION_HEADER, sessionCookie } from './dashboard-sessions.ts';
 import type { DashboardSignIn } from '../stores/dashboard-sign-in.ts';
@@ -87,9 +88,13 @@ export function createApiRouter(deps: ApiDeps): express.Router {
   });
 
   // Claude Code's connectivity probe (HEAD /api/hello, without credentials; it ignores the answer
-  // but logs a failure). It says only that something answers: nothing else here opens up.
-  router.get('/hello', (_req: Request, res: Response) => {
-    res.status(200).json({ ok: true });
+  // but logs a failure). It says only that something answers: nothing else here opens up. With a
+  // challenge (the CLI's, before it sends the admin token anywhere) it also proves that this server
+  // holds the admin token, without revealing it (secrets/server-proof.ts).
+  router.get('/hello', (req: Request, res: Response) => {
+    const challenge = req.headers[CHALLENGE_HEADER];
+    if (!isChallenge(challenge)) return void res.status(200).json({ ok: true });
+    res.status(200).json({ ok: true, proof: serverProof(deps.adminToken, challenge, req.socket.localPort ?? 0) });
   });
 
   // Signing in is one of the two calls without credentials: the one-time code is the credential.
