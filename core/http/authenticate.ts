@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { AuthenticationError } from '../errors/patchbay-error.ts';
 import type { KeyBackend } from '../keys/key-backend.ts';
 import type { ApiKeyRecord } from '../keys/key-store.ts';
+import { markAuthenticated } from './limit-connections.ts';
 
 // Said to whoever sent the key, who may not manage Patchbay (a team member): what they can do, and
 // what the admin does (on a laptop that is the same person).
@@ -31,5 +32,6 @@ export function authenticate(req: IncomingMessage, keys: Pick<KeyBackend, 'check
   }
   const check = keys.check(secret);
   if (!check.ok) throw new AuthenticationError(REASONS[check.reason]);
+  markAuthenticated(req.socket);
   return check.record;
 }

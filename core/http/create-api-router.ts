@@ -24,6 +24,7 @@ import { CHALLENGE_HEADER, isChallenge, serverProof } from '../secrets/server-pr
 import type { Management } from '../management/create-management.ts';
 import { clearedSessionCookie, readSessionCookies, SESSION_HEADER, sessionCookie } from './dashboard-sessions.ts';
 import type { DashboardSignIn } from '../stores/dashboard-sign-in.ts';
+import { markAuthenticated } from './limit-connections.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { renderError } from './render-error.ts';
 import { validateBody } from './validate-body.ts';
@@ -146,6 +147,7 @@ export function createApiRouter(deps: ApiDeps): express.Router {
       );
     }
     res.locals.auth = auth;
+    markAuthenticated(req.socket);
     next();
   });
 

@@ -106,6 +106,52 @@ describe('slowloris: header and body timeouts, and a connection cap', () => {
     expect(slow.slice(0, closed.length).every((client) => client.closedAt !== null)).toBe(true);
   });
 
+  // Issue 34 (4): connections that sent a whole head and then trickle their body held the cap
+  // (eight unauthenticated sign-in bodies at maxConnections 8 made real requests fail with ECONNRESET).
+  it('at the connection cap, a real client still gets in past connections trickling their body: unauthenticated ones are closed first', async () => {
+    const cap = 8;
+    pb = await startPatchbay({ config: { server: { headersTimeoutMs: 120_000, requestTimeoutMs: 120_000, maxConnections: cap } } });
+    const signIn = async () => {
+      const client = await open(pb!.patchbay.url);
+      // A whole head, then 9 of the 4,096 body bytes announced, and a byte now and then: never finished.
+      client.socket.write('POST /api/session HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 4096\r\n\r\n{"code":"');
+      trickle(client, () => '0', 200);
+      return client;
+    };
+    const slow: RawClient[] = [];
+    for (let i = 0; i < cap; i++) slow.push(await signIn());
+    clients.push(...slow);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(slow.every((client) => client.closedAt === null)).toBe(true);
+    for (let i = 0; i < 3; i++) {
+      const models = await pb.client.models.list();
+      expect(models.data.length).toBeGreaterThan(0);
+    }
+    const closed = slow.filter((client) => client.closedAt !== null);
+    expect(closed.length).toBeGreaterThan(0);
+    expect(closed.length).toBeLessThan(cap);
+    // The oldest first.
+    expect(slow.slice(0, closed.length).every((client) => client.closedAt !== null)).toBe(true);
+
+    // Authenticated uploads in progress (a key's slow body) outlast unauthenticated ones.
+    for (const client of slow) client.socket.destroy();
+    await Promise.all(slow.map((client) => client.closed));
+    const uploads: RawClient[] = [];
+    for (let i = 0; i < cap / 2; i++) {
+      const client = await open(pb.patchbay.url);
+      client.socket.write(`POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${pb.key}\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{"model":"`);
+      trickle(client, () => 'x', 200);
+      uploads.push(client);
+    }
+    const strangers: RawClient[] = [];
+    for (let i = 0; i < cap / 2; i++) strangers.push(await signIn());
+    clients.push(...uploads, ...strangers);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (let i = 0; i < 3; i++) expect((await pb.client.models.list()).data.length).toBeGreaterThan(0);
+    expect(strangers.filter((client) => client.closedAt !== null).length).toBeGreaterThan(0);
+    expect(uploads.every((client) => client.closedAt === null)).toBe(true);
+  });
+
   it('when every connection is busy with a request, the newcomer beyond the cap is the one refused', async () => {
     const upstream = new OpenAiEmulator({ apiKey: 'sk-cap' });
     const baseUrl = `${await upstream.start()}/v1`;
