@@ -24,6 +24,8 @@ const MAX_KEY_BYTES = 64;
 export class JsonMemberReader {
   /** The wanted members seen so far, parsed (a value that did not parse is left out). */
   readonly values: Record<string, unknown> = {};
+  /** How many wanted members were read so far: a change says `values` has something new to check. */
+  read = 0;
   /** The top-level object's closing brace went by. */
   complete = false;
   /** The text is not a JSON object (it starts with something else, or has more closes than opens). */
@@ -174,6 +176,7 @@ export class JsonMemberReader {
     if (this.captured.length === 0 && this.capturedBytes === 0) return;
     try {
       this.values[name] = JSON.parse(Buffer.concat(this.captured).toString('utf8'));
+      this.read++;
     } catch {
       // Not a value: left out, as a member the answer does not have.
     }

@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import { SecretScanner } from './scan-secrets.ts';
 
 /** A streamed upstream body: its chunks as they arrive, or all of it as text. */
 export interface UpstreamBody extends AsyncIterable<Uint8Array> {
@@ -26,6 +27,10 @@ const HIGH_WATER_BYTES = 256 * 1024;
  * A reader that stops early (the protocol's last event arrived before the body's final bytes)
  * does not close the connection: the rest is read and dropped, up to a limit, so the keep-alive
  * connection goes back to the pool. A reader far behind pauses the socket until it has read everything held.
+ *
+ * Every chunk passes the secrets scan on its way in (scan-secrets.ts): an upstream that quotes a
+ * provider key in an answer, successful or not, streamed or passed through, hands the reader the
+ * answer with the key redacted, whichever chunks the key was split over.
  */
 export class DispatchedBody implements UpstreamBody {
   controller: Dispatcher.DispatchController | null = null;
@@ -41,6 +46,7 @@ export class DispatchedBody implements UpstreamBody {
   private dropped = 0;
   /** Bytes in `chunks` not yet read. */
   private queued = 0;
+  private readonly scanner = new SecretScanner();
 
   /** From onResponseData. */
   push(chunk: Buffer): void {
@@ -49,6 +55,11 @@ export class DispatchedBody implements UpstreamBody {
       if (this.dropped > DRAIN_LIMIT_BYTES) this.controller?.abort(new Error('the rest of the answer was not needed'));
       return;
     }
+    for (const piece of this.scanner.push(chunk)) this.queue(piece);
+  }
+
+  private queue(chunk: Buffer): void {
+    if (chunk.length === 0) return;
     this.chunks.push(chunk);
     if ((this.queued += chunk.length) > HIGH_WATER_BYTES && this.controller && !this.controller.paused) this.controller.pause();
     this.notify();
@@ -56,6 +67,7 @@ export class DispatchedBody implements UpstreamBody {
 
   /** From onResponseEnd. */
   end(): void {
+    if (!this.released) for (const piece of this.scanner.end()) this.queue(piece);
     this.ended = true;
     this.notify();
   }
