@@ -10,7 +10,7 @@
 // and whole 1.5 KB JSON answers. Figures: µs per chunk or answer and MB/s, the median of the rounds.
 import { randomInt } from 'node:crypto';
 import { SecretScanner } from '../core/providers/scan-secrets.ts';
-import { rememberSecret } from '../core/secrets/redact-secrets.ts';
+import { rememberSecret } from '../core/errors/redact-secrets.ts';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number) => {

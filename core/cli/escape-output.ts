@@ -1,5 +1,5 @@
 import { escapeControls } from '../errors/escape-controls.ts';
-import type { CliIo } from './run-cli.ts';
+import type { CliIo } from './cli-io.ts';
 
 /**
  * The CLI's output with control characters escaped. Everything it prints that it did not write

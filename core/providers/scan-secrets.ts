@@ -1,4 +1,4 @@
-import { findSecrets, isSecretFormCharacter, longestSecretForm, REDACTED, scanningForSecrets } from '../secrets/redact-secrets.ts';
+import { findSecrets, isSecretFormCharacter, longestSecretForm, REDACTED, scanningForSecrets } from '../errors/redact-secrets.ts';
 
 const EMPTY = Buffer.alloc(0);
 const REDACTED_BYTES = Buffer.from(REDACTED, 'latin1');

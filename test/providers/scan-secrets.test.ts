@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SecretScanner } from '../../core/providers/scan-secrets.ts';
-import { redactSecrets, rememberSecret } from '../../core/secrets/redact-secrets.ts';
+import { redactSecrets, rememberSecret } from '../../core/errors/redact-secrets.ts';
 
 const KEY = 'sk-proj-Zq8LEAKCANARYf00dT3stK3y';
 const OTHER = 'gsk_9a8b7c6d5e4f3g2h1i0jXYZ';
