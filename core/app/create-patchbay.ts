@@ -141,7 +141,8 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
   const configPath = options.configPath ?? join(options.dataDir, 'config.json');
   const storage = await openStorage({
     dataDir: options.dataDir,
-    databaseUrl: options.databaseUrl,
+    // --database or PATCHBAY_DATABASE_URL, else the secrets file's (where a password is in no command line).
+    databaseUrl: options.databaseUrl ?? (fileSecrets?.PATCHBAY_DATABASE_URL || undefined),
     configPath,
     configRequired: options.configPath !== undefined,
     fileConfig,

@@ -102,7 +102,8 @@ A team's replica (--database) makes no key and prints no sign-in link: "patchbay
                    reachable from the network, protected only by Patchbay keys.
   --database URL   keys, usage and caps in PostgreSQL (postgres://USER@HOST:PORT/DB; or set
                    PATCHBAY_DATABASE_URL), shared by every replica started with the same URL.
-                   Without it: SQLite in the data dir.
+                   Without it: SQLite in the data dir. A password here shows in "ps": put a URL
+                   with one in PATCHBAY_DATABASE_URL or in the secrets file instead.
   --secrets-file PATH  provider secrets as NAME=value lines (OPENAI_API_KEY=sk-...; or set
                    PATCHBAY_SECRETS_FILE). Must be readable by its owner only (chmod 600), else
                    Patchbay does not start. Variables set in the environment win over the file.`,

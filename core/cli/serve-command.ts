@@ -12,6 +12,12 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new UsageError(`--database takes a PostgreSQL URL (postgres://USER@HOST:PORT/DB), not "${databaseUrl.replace(/:[^:@/]*@/, ':***@')}".`);
   }
+  if (values.database !== undefined && carriesPassword(values.database as string)) {
+    io.err(
+      'Warning: --database carries a password, which every user of this machine can read in the process list (ps) while Patchbay runs. ' +
+        'Give the URL in PATCHBAY_DATABASE_URL instead, or as PATCHBAY_DATABASE_URL=... in the secrets file (--secrets-file, mode 600).\n',
+    );
+  }
   let port: number | undefined;
   if (values.port !== undefined) {
     port = Number(values.port);
@@ -98,4 +104,14 @@ export function describeProviderKeys(providers: ProviderView[], secretsIn?: stri
   const how = secretsIn ? `add its variable (OPENAI_API_KEY=..., ...) to ${secretsIn} and restart` : `add one with "patchbay providers set-key NAME", the dashboard's Providers page, or the provider's environment variable`;
   if (missing.length) lines.push(`Without a key: ${missing.join(', ')} (${how}).`);
   return `${lines.join('\n')}\n`;
+}
+
+/** Whether a database URL holds a password (postgres://user:PASSWORD@host, or ?password=). */
+function carriesPassword(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.password !== '' || parsed.searchParams.has('password');
+  } catch {
+    return false;
+  }
 }

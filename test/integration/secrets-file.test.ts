@@ -101,4 +101,48 @@ describe('patchbay serve --secrets-file', () => {
       if (statSync(path).isFile()) expect(readFileSync(path, 'latin1'), name).not.toContain(SECRET);
     }
   }, 60_000);
+
+  // Issue 34: a password in --database is in every local user's `ps`. The secrets file (or
+  // PATCHBAY_DATABASE_URL) is where it belongs; serve says so when --database carries one.
+  it('--database with a password starts, with a warning naming the safe places and not the password', async () => {
+    const withPassword = databaseUrl.replace('postgres://patchbay@', 'postgres://patchbay:hunter2-in-ps@');
+    const { PATCHBAY_HOME, config } = home('password-in-argv');
+    const server = (await spawnServe(['--config', config, '--database', withPassword], { PATCHBAY_HOME })) as ServeProcess;
+    expect('url' in server, (server as unknown as ServeRefusal).stderr).toBe(true);
+    try {
+      expect(server.stderr()).toContain('Warning: --database carries a password, which every user of this machine can read in the process list (ps) while Patchbay runs.');
+      expect(server.stderr()).toContain('PATCHBAY_DATABASE_URL');
+      expect(server.stderr()).toContain('--secrets-file');
+      expect(server.stdout() + server.stderr()).not.toContain('hunter2-in-ps');
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+    // Without a password, or from the environment: no warning.
+    const quiet = (await spawnServe(['--config', config, '--database', databaseUrl], { PATCHBAY_HOME })) as ServeProcess;
+    try {
+      expect(quiet.stderr()).not.toContain('Warning: --database');
+    } finally {
+      quiet.child.kill('SIGTERM');
+      await quiet.exited;
+    }
+  }, 60_000);
+
+  it('PATCHBAY_DATABASE_URL in the secrets file is the database, so its password is in no command line', async () => {
+    const file = join(dir, 'team.env');
+    writeFileSync(file, `OPENAI_API_KEY=${SECRET}\nPATCHBAY_DATABASE_URL=${databaseUrl.replace('postgres://patchbay@', 'postgres://patchbay:only-in-the-file@')}\n`, { mode: 0o600 });
+    chmodSync(file, 0o600);
+    const { PATCHBAY_HOME, config } = home('database-from-file');
+    const server = (await spawnServe(['--config', config, '--secrets-file', file], { PATCHBAY_HOME })) as ServeProcess;
+    expect('url' in server, (server as unknown as ServeRefusal).stderr).toBe(true);
+    try {
+      expect(server.stderr()).not.toContain('Warning: --database');
+      expect(server.stdout() + server.stderr()).not.toContain('only-in-the-file');
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+    // It ran on PostgreSQL: no SQLite database in its data dir.
+    expect(readdirSync(PATCHBAY_HOME).filter((name) => name.startsWith('patchbay.db'))).toEqual([]);
+  }, 60_000);
 });
