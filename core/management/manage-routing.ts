@@ -47,6 +47,7 @@ export async function explainRoute(ctx: Pick<ManagementContext, 'keys' | 'router
     maxTokens: input.max_tokens,
     allowedModels,
     session: input.session,
+    keyId: input.key_id,
   });
 }
 

@@ -24,6 +24,11 @@ export interface RouteRequest {
   /** The client's session as it named it (null: none), which sticky routing keeps on one endpoint. */
   session?: string | null;
   /**
+   * The Patchbay key the request came with (null: none). A session, and a prompt prefix, belong to
+   * the key that sent them: another key naming the same id is another session (stick-route.ts).
+   */
+  keyId?: string | null;
+  /**
    * A hash of the request's stable prefix (tools, system, first messages), which names the session
    * of a request without one. A function: it is worked out only when stickiness could matter.
    */
@@ -89,6 +94,8 @@ export interface ExplainRequest {
   allowedModels?: string[] | null;
   /** A session id, to explain whether its next request would stay where it is. */
   session?: string;
+  /** The key whose session it is (sessions are per key). */
+  keyId?: string;
 }
 
 export interface RouteExplanation {

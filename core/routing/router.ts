@@ -116,6 +116,7 @@ export class Router {
       maxTokens: input.maxTokens,
       allowedModels: input.allowedModels ?? null,
       session: input.session ?? null,
+      keyId: input.keyId ?? null,
     };
     const shape = resolveRouteGroups(request, this.deps.catalog, this.deps.config, true);
     const options: PlanOptions = { promptTokens, contextTokens: { proven: promptTokens, exact: true }, explain: true };

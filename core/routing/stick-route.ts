@@ -3,12 +3,16 @@ import type { StickyEntry } from './sticky-memory.ts';
 
 /**
  * The sticky memory's key for a request: its session (as the client named it) or, without one, the
- * hash of its stable prefix, with the operation and the model as asked (a session may use two models).
+ * hash of its stable prefix, with the operation and the model as asked (a session may use two
+ * models), and always the Patchbay key that sent it. A session id or a prompt is no secret: with a
+ * memory shared between keys, any key could move another key's session to another provider by
+ * naming its id, and read from the route reason where another key's session or prompt went.
  */
 export function stickyKey(request: RouteRequest): { key: string; via: StickyChoice['via'] } | null {
-  if (request.session) return { key: `s\u0000${request.session}\u0000${request.operation}\u0000${request.model}`, via: 'session' };
+  const owner = request.keyId ?? '';
+  if (request.session) return { key: `s\u0000${owner}\u0000${request.session}\u0000${request.operation}\u0000${request.model}`, via: 'session' };
   const prefix = request.affinity?.() ?? null;
-  return prefix ? { key: `p\u0000${prefix}\u0000${request.operation}\u0000${request.model}`, via: 'prefix' } : null;
+  return prefix ? { key: `p\u0000${owner}\u0000${prefix}\u0000${request.operation}\u0000${request.model}`, via: 'prefix' } : null;
 }
 
 /**

@@ -145,14 +145,19 @@ describe('sticky routing of agent sessions', () => {
 
     const session = conversation('explained');
     const home = (await session({ 'X-Patchbay-Session': 'explained-1' })).provider;
-    const explained = await post('/api/routing/explain', { model: MODEL, strategy: 'round-robin', session: 'explained-1' }, { authorization: `Bearer ${pb!.patchbay.adminToken}` });
+    // A session is its key's: explain names the key too.
+    const keyId = (pb!.patchbay.stores.keys.check(pb!.key) as { record: { id: string } }).record.id;
+    const explained = await post('/api/routing/explain', { model: MODEL, strategy: 'round-robin', session: 'explained-1', key_id: keyId }, { authorization: `Bearer ${pb!.patchbay.adminToken}` });
     expect(explained.response.status).toBe(200);
     expect(explained.body.sticky).toMatchObject({ kept: true });
     expect((explained.body.sticky as { endpoint: string }).endpoint).toMatch(new RegExp(`^${home}/`));
     expect((explained.body.candidates as { provider: string }[])[0].provider).toBe(home);
     expect(explained.body.reason).toContain('sticky');
-    const unknown = await post('/api/routing/explain', { model: MODEL, session: 'never-seen' }, { authorization: `Bearer ${pb!.patchbay.adminToken}` });
+    const unknown = await post('/api/routing/explain', { model: MODEL, session: 'never-seen', key_id: keyId }, { authorization: `Bearer ${pb!.patchbay.adminToken}` });
     expect(unknown.body.sticky).toMatchObject({ kept: false, endpoint: null });
+    // The same id under no key (or another key) is another session.
+    const keyless = await post('/api/routing/explain', { model: MODEL, strategy: 'round-robin', session: 'explained-1' }, { authorization: `Bearer ${pb!.patchbay.adminToken}` });
+    expect(keyless.body.sticky).toMatchObject({ kept: false, endpoint: null });
   });
 
   it('a session idle longer than routing.stickyIdleMs goes back to the strategy', async () => {

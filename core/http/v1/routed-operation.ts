@@ -10,7 +10,7 @@ import type { FanOut } from './estimate-admission.ts';
 export interface RoutedOperation {
   /** The validated body, kept only when the content log is on. */
   body: unknown;
-  route: Omit<RouteRequest, 'strategy' | 'fallbackModels' | 'stream' | 'allowedModels' | 'session' | 'sticky'>;
+  route: Omit<RouteRequest, 'strategy' | 'fallbackModels' | 'stream' | 'allowedModels' | 'session' | 'keyId' | 'sticky'>;
   /** The hash of the request's stable prefix, which names a session that the client did not (sticky routing). */
   affinity?: () => string | null;
   stream: boolean;

@@ -40,6 +40,7 @@ export async function serveRouted(req: IncomingMessage, res: ServerResponse, ctx
       strategy: parseStrategyHeader(req.headers['x-patchbay-strategy'] as string | undefined),
       fallbackModels: parseFallbackHeader(req.headers['x-patchbay-fallback'] as string | undefined),
       session: request.session.id,
+      keyId: request.key?.id ?? null,
       affinity: operation.affinity,
       sticky: parseStickyHeader(req.headers['x-patchbay-sticky']),
     });
