@@ -75,7 +75,7 @@ export async function runUsageCommand(args: string[], io: CliIo): Promise<number
   }
 }
 
-/** `--by session`: the month's sessions, most recently active first, each agent indented under its parent. */
+/** `--by session`: the month's sessions (one per key and id: a session is its key's), most recently active first, each agent indented under its parent. */
 async function printSessions(management: Management, month: string, json: boolean, io: CliIo): Promise<number> {
   const { from, to } = monthRange(month);
   const page = await management.usageSessions({ from: new Date(from).toISOString().slice(0, 10), to: new Date(to - 1).toISOString().slice(0, 10), limit: 500 });
@@ -93,15 +93,15 @@ async function printSessions(management: Management, month: string, json: boolea
   const rows: string[][] = [];
   const addAgents = (agents: SessionAgent[], depth: number) => {
     for (const agent of agents) {
-      rows.push([`${'  '.repeat(depth)}↳ ${agent.agent_id}`, '', agent.last_ts.slice(0, 16).replace('T', ' '), '', ...sums(agent)]);
+      rows.push([`${'  '.repeat(depth)}↳ ${agent.agent_id}`, '', '', agent.last_ts.slice(0, 16).replace('T', ' '), '', ...sums(agent)]);
       addAgents(agent.subagents, depth + 1);
     }
   };
   for (const s of page.data) {
-    rows.push([s.session_id, s.client, s.last_ts.slice(0, 16).replace('T', ' '), s.models.join(','), ...sums(s)]);
+    rows.push([s.session_id, s.key_name ?? s.key_id ?? 'no key', s.client, s.last_ts.slice(0, 16).replace('T', ' '), s.models.join(','), ...sums(s)]);
     addAgents(s.agents, 1);
   }
   io.out(`Sessions in ${month} (UTC), most recently active first${page.next_cursor ? ' (the 500 latest)' : ''}\n`);
-  io.out(formatTable(['SESSION', 'CLIENT', 'LAST (UTC)', 'MODELS', 'REQUESTS', 'PROMPT', 'CACHE READ', 'CACHE WRITE', 'COMPLETION', 'COST', 'CACHE SAVED'], rows));
+  io.out(formatTable(['SESSION', 'KEY', 'CLIENT', 'LAST (UTC)', 'MODELS', 'REQUESTS', 'PROMPT', 'CACHE READ', 'CACHE WRITE', 'COMPLETION', 'COST', 'CACHE SAVED'], rows));
   return 0;
 }

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { AttemptReport } from '../errors/provider-error.ts';
 import { storedToRequestRow, toExportRow, type StoredUsageRow } from '../usage/to-request-row.ts';
-import type { GroupTotalsRow, LogFilter, RecentAttempts, UsageGroup, UsageRange } from '../usage/usage-backend.ts';
+import type { GroupTotalsRow, LogFilter, RecentAttempts, SessionCursor, UsageGroup, UsageRange } from '../usage/usage-backend.ts';
 import { breakdownDays, breakdownKind, foldBreakdown, type BreakdownRollupRow, type FailedAttemptsRow } from '../usage/usage-breakdown.ts';
 import { toLatencyRows } from '../usage/latency-percentiles.ts';
 import { encodeCursor } from '../usage/log-cursor.ts';
@@ -164,7 +164,7 @@ export class PostgresUsageQueries {
    * the same filters and order as SQLite's UsageQueries.sessions (session ids compare byte by byte,
    * the rollup's columns being COLLATE "C").
    */
-  async sessions(range: UsageRange, filter: LogFilter, limit: number, cursor: { ts: number; session: string } | null): Promise<SessionPage> {
+  async sessions(range: UsageRange, filter: LogFilter, limit: number, cursor: SessionCursor | null): Promise<SessionPage> {
     const { fromDay, toDay } = sessionDays(range);
     const values: unknown[] = [fromDay, toDay];
     const param = (value: unknown) => {
@@ -175,35 +175,36 @@ export class PostgresUsageQueries {
     const having: string[] = [];
     if (filter.provider !== undefined) having.push(`count(*) FILTER (WHERE provider = ${param(filter.provider)}) > 0`);
     if (filter.model !== undefined) having.push(`count(*) FILTER (WHERE model = ${param(filter.model)}) > 0`);
-    if (filter.keyId !== undefined) having.push(`count(*) FILTER (WHERE key_id = ${param(filter.keyId)}) > 0`);
+    if (filter.keyId !== undefined) where.push(`key_id = ${param(filter.keyId)}`);
     if (filter.session !== undefined) where.push(`session_id = ${param(filter.session)}`);
     if (filter.status === 'error') having.push('sum(errors) > 0');
     else if (filter.status === 'ok') having.push('sum(errors) < sum(requests)');
     else if (filter.status !== undefined) {
       where.push(
-        `session_id IN (SELECT DISTINCT session_id FROM usage WHERE status = ${param(filter.status)} AND ts >= ${param(range.from)} AND ts < ${param(range.to)} AND session_id IS NOT NULL)`,
+        `(session_id, key_id) IN (SELECT DISTINCT session_id, coalesce(key_id, '') FROM usage WHERE status = ${param(filter.status)} AND ts >= ${param(range.from)} AND ts < ${param(range.to)} AND session_id IS NOT NULL)`,
       );
     }
     if (cursor) {
       const ts = param(cursor.ts);
-      having.push(`(max(last_ts) < ${ts} OR (max(last_ts) = ${ts} AND session_id < ${param(cursor.session)}))`);
+      const session = param(cursor.session);
+      having.push(`(max(last_ts) < ${ts} OR (max(last_ts) = ${ts} AND (session_id < ${session} OR (session_id = ${session} AND key_id < ${param(cursor.key)}))))`);
     }
     const rows = await this.all<SessionListRow>(
-      `SELECT session_id, max(source) AS client, min(first_ts) AS first, max(last_ts) AS last, sum(requests) AS requests, sum(errors) AS errors,
+      `SELECT session_id, key_id, (SELECT name FROM api_keys WHERE id = key_id) AS key_name, max(source) AS client, min(first_ts) AS first, max(last_ts) AS last, sum(requests) AS requests, sum(errors) AS errors,
               sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens, sum(cache_read_tokens) AS cache_read_tokens,
               sum(cache_write_tokens) AS cache_write_tokens, sum(cost_usd) AS cost_usd, sum(cache_saved_usd) AS cache_saved_usd,
               string_agg(DISTINCT model, ',') AS models, string_agg(DISTINCT provider, ',') AS providers
-         FROM usage_sessions WHERE ${where.join(' AND ')} GROUP BY session_id
-         ${having.length ? `HAVING ${having.join(' AND ')}` : ''} ORDER BY last DESC, session_id DESC LIMIT ${param(limit + 1)}`,
+         FROM usage_sessions WHERE ${where.join(' AND ')} GROUP BY session_id, key_id
+         ${having.length ? `HAVING ${having.join(' AND ')}` : ''} ORDER BY last DESC, session_id DESC, key_id DESC LIMIT ${param(limit + 1)}`,
       values,
     );
-    const shown = rows.slice(0, limit).map((r) => r.session_id);
+    const shown = [...new Set(rows.slice(0, limit).map((r) => r.session_id))];
     const agents = shown.length === 0 ? [] : await this.all<SessionAgentRow>(
-      `SELECT session_id, agent_id, max(parent_agent_id) AS parent, min(first_ts) AS first, max(last_ts) AS last, sum(requests) AS requests, sum(errors) AS errors,
+      `SELECT session_id, key_id, agent_id, max(parent_agent_id) AS parent, min(first_ts) AS first, max(last_ts) AS last, sum(requests) AS requests, sum(errors) AS errors,
               sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens, sum(cache_read_tokens) AS cache_read_tokens,
               sum(cache_write_tokens) AS cache_write_tokens, sum(cost_usd) AS cost_usd, sum(cache_saved_usd) AS cache_saved_usd
          FROM usage_sessions WHERE session_id = ANY($1::text[]) AND agent_id <> '' AND day >= $2 AND day < $3
-        GROUP BY session_id, agent_id ORDER BY first, agent_id`,
+        GROUP BY session_id, key_id, agent_id ORDER BY first, agent_id`,
       [shown, fromDay, toDay],
     );
     return toSessionPage(rows, agents, limit);

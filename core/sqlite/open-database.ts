@@ -200,6 +200,10 @@ const MIGRATIONS: string[] = [
      PRIMARY KEY (day, provider, model)
    ) WITHOUT ROWID;
    ${BREAKDOWN_ROLLUPS.map((sql) => `${sql.replace(/(u\.)?id > \?/, '1')};`).join('\n')}`,
+  // A session is its key's (issue 34): "sessions with a 429" reads (session, key) pairs, so the
+  // partial index it reads alone carries the key too.
+  `CREATE INDEX IF NOT EXISTS usage_status_session_key ON usage(status, ts, session_id, key_id) WHERE session_id IS NOT NULL;
+   DROP INDEX IF EXISTS usage_status_session;`,
 ];
 
 /** Opens (creating if needed) the SQLite file in the data dir, in WAL mode, migrated to the latest schema. */

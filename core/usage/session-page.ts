@@ -1,13 +1,19 @@
 // The Sessions page from the usage_sessions rollup's rows, which both backends' queries return in the same shape.
-import type { UsageRange } from './usage-backend.ts';
+import type { SessionCursor, UsageRange } from './usage-backend.ts';
 import type { SessionAgent, SessionPage, SessionRow } from './usage-views.ts';
 
 const DAY_MS = 86_400_000;
 
 /** A session's line as both backends' list query returns it (models and providers comma-joined). */
-export type SessionListRow = Omit<SessionRow, 'first_ts' | 'last_ts' | 'models' | 'providers' | 'agents'> & { first: number; last: number; models: string | null; providers: string | null };
+export type SessionListRow = Omit<SessionRow, 'first_ts' | 'last_ts' | 'models' | 'providers' | 'agents' | 'key_id'> & { key_id: string; first: number; last: number; models: string | null; providers: string | null };
 /** An agent's sums within a session, from the usage_sessions rollup. */
-export type SessionAgentRow = { session_id: string; agent_id: string; parent: string; first: number; last: number } & Omit<SessionAgent, 'agent_id' | 'parent_agent_id' | 'subagents' | 'first_ts' | 'last_ts'>;
+export type SessionAgentRow = { session_id: string; key_id: string; agent_id: string; parent: string; first: number; last: number } & Omit<SessionAgent, 'agent_id' | 'parent_agent_id' | 'subagents' | 'first_ts' | 'last_ts'>;
+
+/** The Sessions list's cursor as next_cursor gives it (the last session's time, key and id), or null when it is not one. */
+export function parseSessionCursor(text: string): SessionCursor | null {
+  const match = /^(\d+)\.([^.]*)\.(.+)$/s.exec(Buffer.from(text, 'base64url').toString());
+  return match ? { ts: Number(match[1]), key: match[2], session: match[3] } : null;
+}
 
 /** The sessions range in whole UTC days (the rollup's unit). */
 export function sessionDays(range: UsageRange): { fromDay: number; toDay: number } {
@@ -25,25 +31,27 @@ export function toSessionPage(rows: SessionListRow[], agentRows: SessionAgentRow
   const list = (text: string | null) => (text ? text.split(',').filter((v) => v !== '').sort() : []);
   const last = shown[shown.length - 1];
   return {
-    data: shown.map(({ first, last: lastTs, models, providers, ...sums }) => ({
+    data: shown.map(({ first, last: lastTs, models, providers, key_id, ...sums }) => ({
       ...sums,
+      key_id: key_id || null,
       first_ts: new Date(first).toISOString(),
       last_ts: new Date(lastTs).toISOString(),
       models: list(models),
       providers: list(providers),
-      agents: agents.get(sums.session_id) ?? [],
+      agents: agents.get(`${key_id}\u0000${sums.session_id}`) ?? [],
     })),
-    next_cursor: more ? Buffer.from(`${last.last}.${last.session_id}`).toString('base64url') : null,
+    next_cursor: more ? Buffer.from(`${last.last}.${last.key_id}.${last.session_id}`).toString('base64url') : null,
   };
 }
 
-/** The agents of each session as a tree of parent and subagents (rows oldest first). */
+/** The agents of each session (by key and session id) as a tree of parent and subagents (rows oldest first). */
 function toAgentTrees(rows: SessionAgentRow[]): Map<string, SessionAgent[]> {
   const trees = new Map<string, SessionAgent[]>();
   const bySession = new Map<string, Map<string, SessionAgent>>();
-  for (const { session_id, parent, first, last, ...row } of rows) {
-    const agents = bySession.get(session_id) ?? new Map<string, SessionAgent>();
-    bySession.set(session_id, agents);
+  for (const { session_id, key_id, parent, first, last, ...row } of rows) {
+    const session = `${key_id}\u0000${session_id}`;
+    const agents = bySession.get(session) ?? new Map<string, SessionAgent>();
+    bySession.set(session, agents);
     agents.set(row.agent_id, { ...row, parent_agent_id: parent || null, first_ts: new Date(first).toISOString(), last_ts: new Date(last).toISOString(), subagents: [] });
   }
   for (const [session, agents] of bySession) {

@@ -1,4 +1,4 @@
-import type { GroupTotalsRow, LogFilter, RecentAttempts, UsageGroup, UsageRange, UsageReader } from './usage-backend.ts';
+import type { GroupTotalsRow, LogFilter, RecentAttempts, SessionCursor, UsageGroup, UsageRange, UsageReader } from './usage-backend.ts';
 import type { UsageStore } from './usage-store.ts';
 import type { BreakdownGroup, LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, SessionPage, UsageBreakdown, UsageSeries, UsageTotals } from './usage-views.ts';
 
@@ -50,7 +50,7 @@ export class SqliteUsageReader implements UsageReader {
     return this.store.queries.log(range, filter, limit, cursor);
   }
 
-  async sessions(range: UsageRange, filter: LogFilter, limit: number, cursor: { ts: number; session: string } | null): Promise<SessionPage> {
+  async sessions(range: UsageRange, filter: LogFilter, limit: number, cursor: SessionCursor | null): Promise<SessionPage> {
     await this.store.flushAsync();
     return this.store.queries.sessions(range, filter, limit, cursor);
   }

@@ -91,7 +91,14 @@ export interface UsageReader {
   request(requestId: string): Promise<RequestRow | null>;
   rows(fromMs: number, toMs: number, limit?: number): Promise<Record<string, unknown>[]>;
   /** Sessions active in the range with their agents (the Sessions page). */
-  sessions(range: UsageRange, filter: LogFilter, limit: number, cursor: { ts: number; session: string } | null): Promise<SessionPage>;
+  sessions(range: UsageRange, filter: LogFilter, limit: number, cursor: SessionCursor | null): Promise<SessionPage>;
   /** The latest rows' attempts since an instant, oldest first (health replayed at start). */
   recentAttempts(fromMs: number, limit?: number): Promise<RecentAttempts[]>;
+}
+
+/** Where a page of the Sessions list continues: after this session (of this key, '' for none), last active at `ts`. */
+export interface SessionCursor {
+  ts: number;
+  session: string;
+  key: string;
 }

@@ -3,7 +3,7 @@ import type { PatchbayDatabase } from '../sqlite/open-database.ts';
 import { usageBreakdown } from './usage-breakdown.ts';
 import { storedToRequestRow, toExportRow, type StoredUsageRow } from './to-request-row.ts';
 import type { AttemptReport } from '../errors/provider-error.ts';
-import type { GroupTotalsRow, LogFilter, RecentAttempts, UsageGroup, UsageRange } from './usage-backend.ts';
+import type { GroupTotalsRow, LogFilter, RecentAttempts, SessionCursor, UsageGroup, UsageRange } from './usage-backend.ts';
 import { toLatencyRows } from './latency-percentiles.ts';
 import { encodeCursor } from './log-cursor.ts';
 import { modelMatches, ROW_COLUMNS } from './request-log-sql.ts';
@@ -188,7 +188,7 @@ export class UsageQueries {
    * rollup; status ok/error from its error counts; an exact status from the usage table's
    * (status, ts) index. `cursor` continues after the previous page's last session.
    */
-  sessions(range: UsageRange, filter: LogFilter, limit: number, cursor: { ts: number; session: string } | null): SessionPage {
+  sessions(range: UsageRange, filter: LogFilter, limit: number, cursor: SessionCursor | null): SessionPage {
     // `+day`: scanned in key order (session first), which groups without sorting; see the migration.
     const where = ['+day >= @fromDay', '+day < @toDay'];
     const params: Record<string, string | number> = { ...sessionDays(range), limit: limit + 1 };
@@ -202,7 +202,7 @@ export class UsageQueries {
       params.model = filter.model;
     }
     if (filter.keyId !== undefined) {
-      having.push('sum(key_id = @keyId) > 0');
+      where.push('key_id = @keyId');
       params.keyId = filter.keyId;
     }
     if (filter.session !== undefined) {
@@ -212,28 +212,29 @@ export class UsageQueries {
     if (filter.status === 'error') having.push('sum(errors) > 0');
     else if (filter.status === 'ok') having.push('sum(errors) < sum(requests)');
     else if (filter.status !== undefined) {
-      where.push('session_id IN (SELECT DISTINCT session_id FROM usage WHERE status = @status AND ts >= @from AND ts < @to AND session_id IS NOT NULL)');
+      // Read from the partial (status, ts, session_id, key_id) index alone.
+      where.push("(session_id, key_id) IN (SELECT DISTINCT session_id, coalesce(key_id, '') FROM usage WHERE status = @status AND ts >= @from AND ts < @to AND session_id IS NOT NULL)");
       Object.assign(params, { status: filter.status, from: range.from, to: range.to });
     }
     if (cursor) {
-      having.push('(max(last_ts) < @cursorTs OR (max(last_ts) = @cursorTs AND session_id < @cursorSession))');
-      Object.assign(params, { cursorTs: cursor.ts, cursorSession: cursor.session });
+      having.push('(max(last_ts) < @cursorTs OR (max(last_ts) = @cursorTs AND (session_id < @cursorSession OR (session_id = @cursorSession AND key_id < @cursorKey))))');
+      Object.assign(params, { cursorTs: cursor.ts, cursorSession: cursor.session, cursorKey: cursor.key });
     }
     const rows = this.prepare(
-      `SELECT session_id, max(source) AS client, min(first_ts) AS first, max(last_ts) AS last, sum(requests) AS requests, sum(errors) AS errors,
+      `SELECT session_id, key_id, (SELECT name FROM api_keys WHERE id = key_id) AS key_name, max(source) AS client, min(first_ts) AS first, max(last_ts) AS last, sum(requests) AS requests, sum(errors) AS errors,
               sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens, sum(cache_read_tokens) AS cache_read_tokens,
               sum(cache_write_tokens) AS cache_write_tokens, sum(cost_usd) AS cost_usd, sum(cache_saved_usd) AS cache_saved_usd,
               group_concat(DISTINCT model) AS models, group_concat(DISTINCT provider) AS providers
-         FROM usage_sessions WHERE ${where.join(' AND ')} GROUP BY session_id
-         ${having.length ? `HAVING ${having.join(' AND ')}` : ''} ORDER BY last DESC, session_id DESC LIMIT @limit`,
+         FROM usage_sessions WHERE ${where.join(' AND ')} GROUP BY session_id, key_id
+         ${having.length ? `HAVING ${having.join(' AND ')}` : ''} ORDER BY last DESC, session_id DESC, key_id DESC LIMIT @limit`,
     ).all(params) as SessionListRow[];
-    const shown = rows.slice(0, limit).map((r) => r.session_id);
+    const shown = [...new Set(rows.slice(0, limit).map((r) => r.session_id))];
     const agents = shown.length === 0 ? [] : (this.prepare(
-      `SELECT session_id, agent_id, max(parent_agent_id) AS parent, min(first_ts) AS first, max(last_ts) AS last, sum(requests) AS requests, sum(errors) AS errors,
+      `SELECT session_id, key_id, agent_id, max(parent_agent_id) AS parent, min(first_ts) AS first, max(last_ts) AS last, sum(requests) AS requests, sum(errors) AS errors,
               sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens, sum(cache_read_tokens) AS cache_read_tokens,
               sum(cache_write_tokens) AS cache_write_tokens, sum(cost_usd) AS cost_usd, sum(cache_saved_usd) AS cache_saved_usd
          FROM usage_sessions WHERE session_id IN (SELECT value FROM json_each(?)) AND agent_id != '' AND day >= ? AND day < ?
-        GROUP BY session_id, agent_id ORDER BY first, agent_id`,
+        GROUP BY session_id, key_id, agent_id ORDER BY first, agent_id`,
     ).all(JSON.stringify(shown), params.fromDay, params.toDay) as SessionAgentRow[]);
     return toSessionPage(rows, agents, limit);
   }

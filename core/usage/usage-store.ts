@@ -1,6 +1,6 @@
 import type { PatchbayDatabase } from '../sqlite/open-database.ts';
 import { recordToRequestRow } from './to-request-row.ts';
-import type { GroupTotalsRow, LogFilter, RequestEvents, UsageGroup, UsageRange, UsageSink } from './usage-backend.ts';
+import type { GroupTotalsRow, LogFilter, RequestEvents, SessionCursor, UsageGroup, UsageRange, UsageSink } from './usage-backend.ts';
 import { toRowValues } from './usage-batch-writer.ts';
 import { usageBreakdown } from './usage-breakdown.ts';
 import { UsageQueries } from './usage-queries.ts';
@@ -83,7 +83,7 @@ export class UsageStore extends UsageWriteQueue implements UsageSink {
   }
 
   /** Sessions active in the range, newest activity first (the Sessions page). */
-  sessions(range: UsageRange, filter: LogFilter, limit: number, cursor: { ts: number; session: string } | null): SessionPage {
+  sessions(range: UsageRange, filter: LogFilter, limit: number, cursor: SessionCursor | null): SessionPage {
     this.flush();
     return this.queries.sessions(range, filter, limit, cursor);
   }

@@ -127,6 +127,12 @@ export interface SessionAgent extends SessionSums {
 /** One session of GET /api/usage/sessions. */
 export interface SessionRow extends SessionSums {
   session_id: string;
+  /**
+   * The Patchbay key whose session it is, and its name (null: requests without a key). A session
+   * belongs to its key: another key sending the same id is another session, listed apart.
+   */
+  key_id: string | null;
+  key_name: string | null;
   /** Where the id came from: patchbay (X-Patchbay-Session), claude-code, codex, prompt_cache_key, user. */
   client: string;
   models: string[];

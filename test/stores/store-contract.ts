@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Stores } from '../../core/stores/stores.ts';
 import type { ApiKeyRecord } from '../../core/keys/key-store.ts';
 import type { UsageRecord } from '../../core/usage/usage-record.ts';
-import type { LogFilter } from '../../core/usage/usage-backend.ts';
+import type { LogFilter, SessionCursor } from '../../core/usage/usage-backend.ts';
+import { parseSessionCursor } from '../../core/usage/session-page.ts';
 import type { SessionRow } from '../../core/usage/usage-views.ts';
 import { generateUsageRows } from '../helpers/generate-usage-rows.ts';
 
@@ -117,10 +118,12 @@ export function runStoreContract(backend: string, open: () => Promise<OpenedStor
     /** What the Sessions page must show for these rows, computed here from the rows themselves. */
     const expectedSessions = (list: UsageRecord[]) => {
       const sessions = new Map<string, UsageRecord[]>();
-      for (const r of list) if (r.sessionId) sessions.set(r.sessionId, [...(sessions.get(r.sessionId) ?? []), r]);
+      // A session is its key's: the same id sent by two keys would be two sessions.
+      for (const r of list) if (r.sessionId) sessions.set(`${r.keyId ?? ''}\u0000${r.sessionId}`, [...(sessions.get(`${r.keyId ?? ''}\u0000${r.sessionId}`) ?? []), r]);
       return [...sessions]
-        .map(([id, mine]) => ({
-          session_id: id,
+        .map(([, mine]) => ({
+          session_id: mine[0].sessionId!,
+          key_id: mine[0].keyId,
           client: mine[0].sessionSource,
           first_ts: new Date(Math.min(...mine.map((r) => r.ts))).toISOString(),
           last_ts: new Date(Math.max(...mine.map((r) => r.ts))).toISOString(),
@@ -140,14 +143,13 @@ export function runStoreContract(backend: string, open: () => Promise<OpenedStor
     /** Every session of a filter, page after page, as the dashboard scrolls through them. */
     const allSessions = async (range: { from: number; to: number }, filter: LogFilter, limit = 25) => {
       const seen: SessionRow[] = [];
-      let cursor: { ts: number; session: string } | null = null;
+      let cursor: SessionCursor | null = null;
       for (let page = 0; page < 200; page++) {
         const result = await opened.stores.reader.sessions!(range, filter, limit, cursor);
         expect(result.data.length).toBeLessThanOrEqual(limit);
         seen.push(...result.data);
         if (!result.next_cursor) return seen;
-        const [, ts, session] = /^(\d+)\.(.+)$/s.exec(Buffer.from(result.next_cursor, 'base64url').toString())!;
-        cursor = { ts: Number(ts), session };
+        cursor = parseSessionCursor(result.next_cursor);
       }
       throw new Error('too many pages');
     };
@@ -179,6 +181,33 @@ export function runStoreContract(backend: string, open: () => Promise<OpenedStor
       const found = await allSessions(DAYS_10, { session: one.session_id });
       expect(found).toHaveLength(1);
       expect(found[0]).toMatchObject({ session_id: one.session_id, requests: one.requests });
+    });
+
+    it('sessions: one id sent by two keys is two sessions, each with its own key, sums and agents, paged apart', async () => {
+      const at = FROM - 20 * DAY;
+      const base = rows.find((r) => r.status === 200 && r.sessionId)!;
+      const sent = [
+        { keyId: keyIds[0], ts: at + 1, agentId: 'main', completionTokens: 10 },
+        { keyId: keyIds[0], ts: at + 5, agentId: 'main', completionTokens: 20 },
+        { keyId: keyIds[1], ts: at + 5, agentId: 'intruder', completionTokens: 400 },
+        { keyId: null, ts: at + 3, agentId: null, completionTokens: 7 },
+      ];
+      for (const [i, row] of sent.entries()) {
+        opened.stores.usage.record({ ...base, ...row, requestId: `req_shared_${i}`, sessionId: 'shared-session-id', parentAgentId: null, totalTokens: base.promptTokens + row.completionTokens });
+      }
+      const range = { from: at - DAY, to: at + DAY };
+      // The two last active at the same instant come by key id, highest first (as session ids do).
+      const tied = [
+        { key_id: keyIds[1], key_name: 'key 1', requests: 1, completion_tokens: 400, agents: ['intruder'] },
+        { key_id: keyIds[0], key_name: 'key 0', requests: 2, completion_tokens: 30, agents: ['main'] },
+      ].sort((a, b) => (a.key_id < b.key_id ? 1 : -1));
+      const expected = [...tied, { key_id: null, key_name: null, requests: 1, completion_tokens: 7, agents: [] as string[] }];
+      const shape = (list: SessionRow[]) => list.map((s) => ({ key_id: s.key_id, key_name: s.key_name, requests: s.requests, completion_tokens: s.completion_tokens, agents: s.agents.map((a) => a.agent_id) }));
+      // Newest first; the two last active at the same instant by key, one page at a time.
+      expect(shape(await allSessions(range, {}, 1))).toEqual(expected);
+      expect(shape(await allSessions(range, {}, 10))).toEqual(expected);
+      expect(shape(await allSessions(range, { keyId: keyIds[0] }))).toEqual(expected.filter((e) => e.key_id === keyIds[0]));
+      expect(shape(await allSessions(range, { session: 'shared-session-id', keyId: keyIds[1] }))).toEqual(expected.filter((e) => e.key_id === keyIds[1]));
     });
 
     it("sessions: a Claude Code session's subagents nested under its main agent, with their own sums", async () => {

@@ -8,13 +8,14 @@ import { useSessionRequests } from './use-sessions.ts';
 
 /** One session: its totals, its agents (subagents indented under their parent) and its requests. */
 export function SessionDetail({ row, filters, onClose }: { row: SessionRow | null; filters: RequestFilters; onClose: () => void }) {
-  const requests = useSessionRequests(row?.session_id ?? null, filters);
+  const requests = useSessionRequests(row, filters);
   const agents = row ? flattenAgents(row.agents) : [];
   return (
     <ModalDialog open={row !== null} onOpenChange={(open) => !open && onClose()} title={row ? `Session ${row.session_id}` : 'Session'} wide>
       {row ? (
         <>
           <dl className="details">
+            <div><dt>Key</dt><dd>{row.key_name ?? 'no key'}{row.key_id ? ` (${row.key_id})` : ''}</dd></div>
             <div><dt>Client</dt><dd>{CLIENT_NAMES[row.client] ?? row.client} ({row.client === 'patchbay' ? 'X-Patchbay-Session' : row.client})</dd></div>
             <div><dt>Active</dt><dd>{formatDateTime(row.first_ts)} to {formatDateTime(row.last_ts)}</dd></div>
             <div><dt>Models</dt><dd>{row.models.join(', ') || '—'} on {row.providers.join(', ') || '—'}</dd></div>

@@ -1,6 +1,6 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { api, toQuery } from '../../api/api-client.ts';
-import type { RequestLogPage, SessionPage } from '../../api/types.ts';
+import type { RequestLogPage, SessionPage, SessionRow } from '../../api/types.ts';
 import type { RequestFilters } from '../requests/request-filters.ts';
 
 const PAGE = 50;
@@ -16,11 +16,11 @@ export function useSessions(filters: RequestFilters) {
   return { ...query, rows: query.data?.pages.flatMap((p) => p.data) ?? [] };
 }
 
-/** One session's requests, newest first (GET /api/usage/requests?session=ID), within the page's range. */
-export function useSessionRequests(session: string | null, filters: RequestFilters) {
+/** One session's requests, newest first (GET /api/usage/requests?session=ID&key_id=KEY: a session is its key's), within the page's range. */
+export function useSessionRequests(session: Pick<SessionRow, 'session_id' | 'key_id'> | null, filters: RequestFilters) {
   return useQuery({
-    queryKey: ['session-requests', session, filters.from, filters.to],
-    queryFn: ({ signal }) => api.get<RequestLogPage>(`/usage/requests${toQuery({ session, limit: 200, from: filters.from, to: filters.to })}`, { signal }),
+    queryKey: ['session-requests', session?.session_id ?? null, session?.key_id ?? null, filters.from, filters.to],
+    queryFn: ({ signal }) => api.get<RequestLogPage>(`/usage/requests${toQuery({ session: session?.session_id, key_id: session?.key_id ?? undefined, limit: 200, from: filters.from, to: filters.to })}`, { signal }),
     enabled: session !== null,
   });
 }
