@@ -2,6 +2,7 @@
 import { InvalidRequestError, PatchbayError } from '../errors/patchbay-error.ts';
 import { decodeCursor } from '../usage/log-cursor.ts';
 import { currentMonth, monthRange } from '../usage/month-range.ts';
+import { parseSessionCursor } from '../usage/session-page.ts';
 import type { UsageGroup } from '../usage/usage-backend.ts';
 import type { BreakdownGroup, LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, SessionPage, UsageBreakdown, UsageSeries, UsageTotals } from '../usage/usage-views.ts';
 import type { ManagementContext } from './management-context.ts';
@@ -67,12 +68,8 @@ export function usageSessionRequests(ctx: UsageContext, query: UsageLogQuery & {
 
 /** Sessions active in the range, the most recently active first, with their agents nested (the Sessions page, `patchbay usage --by session`). */
 export async function usageSessions(ctx: UsageContext, query: UsageLogQuery): Promise<SessionPage> {
-  let cursor: { ts: number; session: string } | null = null;
-  if (query.cursor !== undefined) {
-    const match = /^(\d+)\.(.+)$/s.exec(Buffer.from(query.cursor, 'base64url').toString());
-    if (!match) throw new InvalidRequestError("Invalid 'cursor': pass the next_cursor of the previous page unchanged, or leave it out for the first page.", 'cursor');
-    cursor = { ts: Number(match[1]), session: match[2] };
-  }
+  const cursor = query.cursor === undefined ? null : parseSessionCursor(query.cursor);
+  if (query.cursor !== undefined && !cursor) throw new InvalidRequestError("Invalid 'cursor': pass the next_cursor of the previous page unchanged, or leave it out for the first page.", 'cursor');
   const filter = { status: query.status, model: query.model, provider: query.provider, keyId: query.key_id, session: query.session };
   return ctx.usage.sessions(usageRange(query), filter, query.limit ?? 50, cursor);
 }
