@@ -2,6 +2,7 @@ import type { Dispatcher } from 'undici';
 import type { ProviderError } from '../errors/provider-error.ts';
 import type { CancelSignal } from './cancel-signal.ts';
 import { answerTooLarge, toTransportError } from './transport-error.ts';
+import { redactAnswer } from './scan-secrets.ts';
 import { DispatchedBody } from './upstream-body.ts';
 import { upstreamLimits } from './upstream-limits.ts';
 import type { UpstreamResponse, UpstreamText } from './upstream-response.ts';
@@ -145,7 +146,8 @@ export function sendUpstreamForText(options: PostOptions, passThroughAfter = Inf
       },
       onEnd() {
         if (rest) return rest.end();
-        const bytes = parts.length === 1 ? parts[0] : Buffer.concat(parts);
+        // A provider key an answer quotes never reaches anyone: redacted before it is read (scan-secrets.ts).
+        const bytes = redactAnswer(parts.length === 1 ? parts[0] : Buffer.concat(parts));
         resolve({ status, headers, text: bytes.toString('utf8'), bytes });
       },
       onError: (error) => (rest ? rest.fail(error) : reject(error)),
