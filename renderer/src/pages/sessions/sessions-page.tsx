@@ -35,7 +35,7 @@ export default function SessionsPage() {
           <table className="clickable">
             <thead>
               <tr>
-                <th scope="col">Session</th><th scope="col">Key</th><th scope="col">Client</th><th scope="col">Last request</th><th scope="col">Models</th>
+                <th scope="col">Session</th><th scope="col">Client</th><th scope="col">Last request</th><th scope="col">Models</th>
                 <th scope="col">Requests</th><th scope="col">Tokens in / out</th><th scope="col">Cost</th>
               </tr>
             </thead>
@@ -44,9 +44,9 @@ export default function SessionsPage() {
                 <tr key={`${s.key_id ?? ''}\u0000${s.session_id}`}>
                   <td className="model-cell">
                     <button type="button" className="link" title={s.session_id} onClick={() => setOpen(s)}>{shortId(s.session_id)}<span className="visually-hidden">, open session</span></button>
-                    {agentCount(s) > 0 ? <span className="muted">{agentCount(s)} agent{agentCount(s) > 1 ? 's' : ''}</span> : null}
+                    {/* A session is its key's: the same id from another key is another line. */}
+                    <span className="muted" title={s.key_id ?? undefined}>{s.key_name ?? s.key_id ?? 'no key'}{agentCount(s) > 0 ? ` · ${agentCount(s)} agent${agentCount(s) > 1 ? 's' : ''}` : ''}</span>
                   </td>
-                  <td title={s.key_id ?? undefined}>{s.key_name ?? s.key_id ?? 'no key'}</td>
                   <td>{CLIENT_NAMES[s.client] ?? s.client}</td>
                   <td>{formatLogTime(s.last_ts)}</td>
                   <td className="model-cell">
