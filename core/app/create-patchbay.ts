@@ -59,7 +59,7 @@ export interface PatchbayOptions {
   dashboard?: { dir?: string; now?: () => number };
   /** Bytes of one upstream answer held in memory (defaults in upstream-limits.ts; tests set small ones). Process-wide. */
   limits?: Partial<UpstreamLimits>;
-  /** postgres://USER@HOST:PORT/DB (`--database`, PATCHBAY_DATABASE_URL): keys, usage and caps in PostgreSQL, shared by replicas. */
+  /** postgres://USER@HOST:PORT/DB (`--database`, PATCHBAY_DATABASE_URL): keys, usage and caps in PostgreSQL, shared by replicas. Without it, the secrets file's PATCHBAY_DATABASE_URL (a password there is in no command line). */
   databaseUrl?: string;
   /** List this server among the user's running servers, so a CLI without --data-dir finds it (`patchbay serve`). */
   announce?: boolean;
@@ -141,7 +141,6 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
   const configPath = options.configPath ?? join(options.dataDir, 'config.json');
   const storage = await openStorage({
     dataDir: options.dataDir,
-    // --database or PATCHBAY_DATABASE_URL, else the secrets file's (where a password is in no command line).
     databaseUrl: options.databaseUrl ?? (fileSecrets?.PATCHBAY_DATABASE_URL || undefined),
     configPath,
     configRequired: options.configPath !== undefined,
