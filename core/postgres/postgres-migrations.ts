@@ -174,9 +174,10 @@ export const POSTGRES_MIGRATIONS: string[] = [
      day bigint NOT NULL, provider text COLLATE "C" NOT NULL, model text COLLATE "C" NOT NULL, failures bigint NOT NULL,
      PRIMARY KEY (day, provider, model));
    ${BREAKDOWN_ROLLUPS_FROM('usage').map((sql) => `${sql};`).join('\n')}`,
-  // A session is its key's (issue 34): the status filter of the Sessions list reads (session, key) pairs.
-  `CREATE INDEX usage_status_session_key ON usage (status, ts, session_id, key_id) WHERE session_id IS NOT NULL;
-   DROP INDEX usage_status_session;`,
+  // A session is its key's (issue 34): the status filter of the Sessions list reads (session, key)
+  // pairs. Expand only: the older index stays for a release that still reads it (its removal is a
+  // later contract step, schema-compatibility.ts).
+  `CREATE INDEX usage_status_session_key ON usage (status, ts, session_id, key_id) WHERE session_id IS NOT NULL;`,
 ];
 
 /**

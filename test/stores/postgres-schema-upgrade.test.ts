@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresStores, redactUrl } from '../../core/postgres/open-postgres-stores.ts';
 import { POSTGRES_MIGRATIONS, migratePostgres } from '../../core/postgres/postgres-migrations.ts';
+import { oldestCompatibleSchema } from '../../core/postgres/schema-compatibility.ts';
 import { databaseTarget, DatabasePrivilegeError, describeDatabaseStartError, SchemaTooNewError } from '../../core/postgres/postgres-start-errors.ts';
 import { EventHub } from '../../core/events/event-hub.ts';
 import { startPostgres, type TestPostgres } from '../helpers/start-postgres.ts';
@@ -45,7 +46,7 @@ describe('PostgreSQL: creating the database, privileges, and schemas of two rele
     expect(grant).toBe('GRANT USAGE, CREATE ON SCHEMA public TO app');
     await cluster.psql(grant, name);
     await expect(migratePostgres(poolOf(name))).resolves.toEqual({ note: null });
-    expect(await schemaRow(name)).toBe(`${POSTGRES_MIGRATIONS.length}|${POSTGRES_MIGRATIONS.length}|${RELEASE}`);
+    expect(await schemaRow(name)).toBe(`${POSTGRES_MIGRATIONS.length}|${oldestCompatibleSchema(POSTGRES_MIGRATIONS.length)}|${RELEASE}`);
   });
 
   it('no usable schema at all: the error names USAGE on schema public', async () => {
@@ -67,11 +68,11 @@ describe('PostgreSQL: creating the database, privileges, and schemas of two rele
     await cluster.psql(`CREATE DATABASE ${name} OWNER app`);
     await migratePostgres(poolOf(name));
     await expect(migratePostgres(poolOf(name), NEXT_RELEASE_MIGRATIONS)).resolves.toEqual({ note: null });
-    expect(await schemaRow(name)).toBe(`${NEXT_RELEASE_MIGRATIONS.length}|${POSTGRES_MIGRATIONS.length}|${RELEASE}`);
+    expect(await schemaRow(name)).toBe(`${NEXT_RELEASE_MIGRATIONS.length}|${oldestCompatibleSchema(NEXT_RELEASE_MIGRATIONS.length)}|${RELEASE}`);
     // This release, restarting mid-rollout, uses the expanded database as it is, and says so.
     const { note } = await migratePostgres(poolOf(name));
     expect(note).toMatch(/newer than this Patchbay's .*still works with it/);
-    expect(await schemaRow(name)).toBe(`${NEXT_RELEASE_MIGRATIONS.length}|${POSTGRES_MIGRATIONS.length}|${RELEASE}`);
+    expect(await schemaRow(name)).toBe(`${NEXT_RELEASE_MIGRATIONS.length}|${oldestCompatibleSchema(NEXT_RELEASE_MIGRATIONS.length)}|${RELEASE}`);
     // Its stores work there: a key, a usage row written and read back.
     const stores = await openPostgresStores({ url: urlOf(name), log: () => undefined, events: new EventHub() });
     try {
@@ -108,7 +109,7 @@ describe('PostgreSQL: creating the database, privileges, and schemas of two rele
     await pool.query('CREATE TABLE schema_version (version integer NOT NULL); INSERT INTO schema_version VALUES (3)');
     for (const sql of POSTGRES_MIGRATIONS.slice(0, 3)) await pool.query(sql);
     await migratePostgres(pool);
-    expect(await schemaRow(name)).toBe(`${POSTGRES_MIGRATIONS.length}|${POSTGRES_MIGRATIONS.length}|${RELEASE}`);
+    expect(await schemaRow(name)).toBe(`${POSTGRES_MIGRATIONS.length}|${oldestCompatibleSchema(POSTGRES_MIGRATIONS.length)}|${RELEASE}`);
   });
 
   describe("each start failure says what to fix, told by PostgreSQL's error code", () => {
