@@ -210,6 +210,8 @@ export const configSchema = z.strictObject({
           metrics: z.boolean().optional(),
           /** Longest time a finished span waits before its batch is sent (OTEL_BSP_SCHEDULE_DELAY). */
           exportDelayMs: z.number().int().positive().optional(),
+          /** One export's longest wait for the collector, retries included (OTEL_EXPORTER_OTLP_TIMEOUT). */
+          timeoutMs: z.number().int().positive().optional(),
           /** How often metrics are sent (OTEL_METRIC_EXPORT_INTERVAL). */
           metricsIntervalMs: z.number().int().positive().optional(),
         })

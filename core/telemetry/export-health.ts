@@ -51,7 +51,7 @@ export class ExportHealth {
     }
     const message = result.error?.message || 'the export failed';
     this.status = { ...this.status, lastErrorAt: this.now(), lastError: `${signal}: ${message}` };
-    if (!this.failing) this.log(`OpenTelemetry export to ${this.where} failed (${signal}: ${message}). Requests are not affected; what cannot be sent is dropped. Said once until it works again.`);
+    if (!this.failing) this.log(`OpenTelemetry export to ${this.where} failed (${signal}: ${message}). Requests are not affected; what cannot be sent is dropped (said once, until an export succeeds).`);
     this.failing = true;
   }
 }

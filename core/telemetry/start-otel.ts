@@ -13,8 +13,6 @@ import type { OtlpSettings, TelemetrySettings } from './telemetry-settings.ts';
 /** Spans held while the collector is slow or away: past this the SDK drops new ones (bounded memory). */
 export const MAX_QUEUED_SPANS = 2048;
 const MAX_EXPORT_BATCH = 512;
-/** One export's longest wait for the collector (the SDK's default is 30 s; a batch timer is all it holds up). */
-const EXPORT_TIMEOUT_MS = 10_000;
 
 /** The running OpenTelemetry SDK: what requests are observed with, and how to stop it. */
 export interface RunningOtel {
@@ -40,13 +38,13 @@ export async function startOtel(settings: TelemetrySettings, version: string, lo
     const exporter = health!.watch('traces', await traceExporter(otlp));
     tracerProvider = new TracerProvider({
       resource,
-      spanProcessors: [new BatchSpanProcessor({ exporter, maxQueueSize: MAX_QUEUED_SPANS, maxExportBatchSize: MAX_EXPORT_BATCH, scheduledDelayMillis: otlp.exportDelayMs, exportTimeoutMillis: EXPORT_TIMEOUT_MS })],
+      spanProcessors: [new BatchSpanProcessor({ exporter, maxQueueSize: MAX_QUEUED_SPANS, maxExportBatchSize: MAX_EXPORT_BATCH, scheduledDelayMillis: otlp.exportDelayMs, exportTimeoutMillis: otlp.timeoutMs })],
     });
   }
   const readers: IMetricReader[] = [];
   if (otlp?.metrics) {
     const exporter = health!.watch('metrics', await metricExporter(otlp));
-    readers.push(new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: otlp.metricsIntervalMs, exportTimeoutMillis: Math.min(EXPORT_TIMEOUT_MS, otlp.metricsIntervalMs) }));
+    readers.push(new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: otlp.metricsIntervalMs, exportTimeoutMillis: Math.min(otlp.timeoutMs, otlp.metricsIntervalMs) }));
   }
   const prometheus = settings.prometheus ? new PrometheusExporter({ preventServerStart: true }) : null;
   if (prometheus) readers.push(prometheus);
@@ -73,13 +71,13 @@ export async function startOtel(settings: TelemetrySettings, version: string, lo
 }
 
 async function traceExporter(otlp: OtlpSettings) {
-  const config = { url: otlp.tracesUrl, headers: otlp.headers, timeoutMillis: EXPORT_TIMEOUT_MS };
+  const config = { url: otlp.tracesUrl, headers: otlp.headers, timeoutMillis: otlp.timeoutMs };
   if (otlp.protocol === 'http/json') return new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter(config);
   return new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter(config);
 }
 
 async function metricExporter(otlp: OtlpSettings) {
-  const config = { url: otlp.metricsUrl, headers: otlp.headers, timeoutMillis: EXPORT_TIMEOUT_MS };
+  const config = { url: otlp.metricsUrl, headers: otlp.headers, timeoutMillis: otlp.timeoutMs };
   if (otlp.protocol === 'http/json') return new (await import('@opentelemetry/exporter-metrics-otlp-http')).OTLPMetricExporter(config);
   return new (await import('@opentelemetry/exporter-metrics-otlp-proto')).OTLPMetricExporter(config);
 }

@@ -14,6 +14,7 @@ export interface OtlpSettings {
   metrics: boolean;
   exportDelayMs: number;
   metricsIntervalMs: number;
+  timeoutMs: number;
   /** Which said where to export: the config file (and the dashboard, which writes it) or the environment. */
   source: 'config' | 'environment';
 }
@@ -33,6 +34,7 @@ export interface TelemetrySettings {
 /** The OpenTelemetry SDK's own defaults (its specification's environment variables). */
 export const DEFAULT_EXPORT_DELAY_MS = 5_000;
 export const DEFAULT_METRICS_INTERVAL_MS = 60_000;
+export const DEFAULT_EXPORT_TIMEOUT_MS = 10_000;
 
 /**
  * The config file's `telemetry` section over the standard OTEL_* variables: a field the file sets
@@ -71,6 +73,7 @@ export function resolveTelemetrySettings(config: TelemetryConfig, env: NodeJS.Pr
             metrics: otlp.metrics ?? text(env.OTEL_METRICS_EXPORTER) !== 'none',
             exportDelayMs: otlp.exportDelayMs ?? positive(env.OTEL_BSP_SCHEDULE_DELAY) ?? DEFAULT_EXPORT_DELAY_MS,
             metricsIntervalMs: otlp.metricsIntervalMs ?? positive(env.OTEL_METRIC_EXPORT_INTERVAL) ?? DEFAULT_METRICS_INTERVAL_MS,
+            timeoutMs: otlp.timeoutMs ?? positive(env.OTEL_EXPORTER_OTLP_TIMEOUT) ?? DEFAULT_EXPORT_TIMEOUT_MS,
             source: fromFile ? 'config' : 'environment',
           }
         : null,

@@ -42,7 +42,8 @@ export class OtlpReceiver {
   readonly contentTypes: string[] = [];
   private server: Server | null = null;
 
-  async start(): Promise<string> {
+  /** Listens on loopback (on `port` when given: a collector coming up where one was expected). */
+  async start(port = 0): Promise<string> {
     this.server = createServer((req, res) => {
       void read(req).then((body) => {
         const type = (req.headers['content-type'] ?? '').split(';')[0];
@@ -59,7 +60,7 @@ export class OtlpReceiver {
         res.writeHead(200, { 'content-type': type }).end(type === 'application/json' ? '{}' : '');
       });
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
