@@ -183,6 +183,25 @@ describe('OpenTelemetry traces over OTLP: a span per request, a child per attemp
     expect(pb.patchbay.telemetry.status()).toMatchObject({ otlp: { endpoint: urls.collector, protocol: 'http/json', source: 'environment' } });
   });
 
+  it('metrics go over OTLP too: the GenAI client metrics and Patchbay\'s counters, by provider, model and key', async () => {
+    await start({ metrics: true });
+    await pb!.client.chat.completions.create({ model: ALIAS, messages: [{ role: 'user', content: 'measure me' }] });
+    groq.inject({ path: '/chat/completions', status: 500 });
+    await pb!.client.chat.completions.create({ model: ALIAS, messages: [{ role: 'user', content: 'measure me' }] });
+    await pb!.patchbay.telemetry.flush();
+    const metric = (name: string) => receiver.metrics.filter((m) => m.name === name).at(-1);
+    expect(metric('gen_ai.client.token.usage')).toMatchObject({ unit: '{token}' });
+    expect(metric('gen_ai.client.token.usage')!.points.map((p) => p.attributes['gen_ai.token.type']).sort()).toEqual(['input', 'input', 'output', 'output']);
+    expect(metric('gen_ai.client.operation.duration')).toMatchObject({ unit: 's' });
+    const requests = metric('patchbay.requests')!.points;
+    expect(requests.map((p) => [p.attributes['gen_ai.provider.name'], p.value]).sort()).toEqual([
+      ['groq', 1],
+      ['together', 1],
+    ]);
+    expect(requests[0].attributes).toMatchObject({ 'gen_ai.request.model': ALIAS, 'patchbay.key.id': expect.stringMatching(/^key_/) });
+    expect(metric('patchbay.fallbacks')!.points).toEqual([expect.objectContaining({ value: 1 })]);
+  });
+
   it('prompt and answer content go on the span only when captureContent is on, redacted', async () => {
     pb = await startPatchbay({ config: { providers: { groq: { baseUrl: urls.groq } }, telemetry: { captureContent: true, otlp: { endpoint: urls.collector, metrics: false } } }, env: KEYS });
     const { response } = await pb.client.chat.completions.create({ model: `groq/${GROQ_MODEL}`, messages: [{ role: 'user', content: `my key is ${KEYS.GROQ_API_KEY} ok` }] }).withResponse();
