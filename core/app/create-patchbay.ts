@@ -190,6 +190,7 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
     startedAt: Date.now(),
     onRoutingChange: (routing) => events.emit('routing', routing),
     idleMemory: () => idleMemory.stats(),
+    telemetry,
   });
   const adminToken = loadAdminToken(options.dataDir);
   // One machine: in memory only (restarting Patchbay signs every dashboard out). A team: in PostgreSQL.

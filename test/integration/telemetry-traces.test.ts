@@ -1,4 +1,6 @@
 import OpenAI from 'openai';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GroqEmulator } from '../emulators/groq-emulator.ts';
 import { TogetherEmulator } from '../emulators/together-emulator.ts';
@@ -200,6 +202,37 @@ describe('OpenTelemetry traces over OTLP: a span per request, a child per attemp
     ]);
     expect(requests[0].attributes).toMatchObject({ 'gen_ai.request.model': ALIAS, 'patchbay.key.id': expect.stringMatching(/^key_/) });
     expect(metric('patchbay.fallbacks')!.points).toEqual([expect.objectContaining({ value: 1 })]);
+  });
+
+  it('the dashboard turns export on and off through PUT /api/telemetry: saved in the config file, in force at once, its status shown', async () => {
+    pb = await startPatchbay({ config: { providers: { groq: { baseUrl: urls.groq } } }, env: KEYS });
+    const api = (method: string, body?: unknown) =>
+      fetch(`${pb!.patchbay.url}/api/telemetry`, { method, headers: { authorization: `Bearer ${pb!.patchbay.adminToken}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const ask = () => pb!.client.chat.completions.create({ model: `groq/${GROQ_MODEL}`, messages: [{ role: 'user', content: 'switch' }] }).withResponse();
+    expect(await (await api('GET')).json()).toMatchObject({ otlp: null, prometheus: null, semconvVersion: '1.45.0' });
+    expect(pb.patchbay.telemetry.active).toBeNull();
+
+    const missing = await api('PUT', { enabled: true });
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toMatchObject({ error: { param: 'endpoint' } });
+    const bad = await api('PUT', { enabled: true, endpoint: 'ftp://collector' });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: { param: 'endpoint' } });
+
+    const turnedOn = await api('PUT', { enabled: true, endpoint: urls.collector });
+    expect(turnedOn.status).toBe(200);
+    expect(await turnedOn.json()).toMatchObject({ otlp: { endpoint: urls.collector, protocol: 'http/protobuf', source: 'config' } });
+    const { response } = await ask();
+    await traceOf(response.headers.get('x-patchbay-request-id')!);
+    expect(JSON.parse(readFileSync(join(pb.dataDir, 'config.json'), 'utf8')).telemetry).toEqual({ otlp: { enabled: true, endpoint: urls.collector } });
+    expect((await (await api('GET')).json()).lastExport).toMatchObject({ lastSuccessAt: expect.any(Number), lastError: null });
+
+    expect((await api('PUT', { enabled: false })).status).toBe(200);
+    expect(pb.patchbay.telemetry.active).toBeNull();
+    receiver.clear();
+    await ask();
+    await pb.patchbay.telemetry.flush();
+    expect(receiver.spans).toEqual([]);
   });
 
   it('prompt and answer content go on the span only when captureContent is on, redacted', async () => {
