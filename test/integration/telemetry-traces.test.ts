@@ -225,7 +225,7 @@ describe('OpenTelemetry traces over OTLP: a span per request, a child per attemp
     const { response } = await ask();
     await traceOf(response.headers.get('x-patchbay-request-id')!);
     expect(JSON.parse(readFileSync(join(pb.dataDir, 'config.json'), 'utf8')).telemetry).toEqual({ otlp: { enabled: true, endpoint: urls.collector } });
-    expect((await (await api('GET')).json()).lastExport).toMatchObject({ lastSuccessAt: expect.any(Number), lastError: null });
+    expect(((await (await api('GET')).json()) as { lastExport: unknown }).lastExport).toMatchObject({ lastSuccessAt: expect.any(Number), lastError: null });
 
     expect((await api('PUT', { enabled: false })).status).toBe(200);
     expect(pb.patchbay.telemetry.active).toBeNull();
