@@ -69,6 +69,7 @@ export async function executeRoute<T>(
       // The provider's keys: the transport tries them within this one attempt (see keyRing).
       keys: secrets.keyRing?.(provider),
       onKey: (label) => (trace.keyLabel = label),
+      traceHeaders: undefined,
     };
     for (let waited = false; ; waited = true) {
       const started = performance.now();

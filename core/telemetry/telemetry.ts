@@ -58,14 +58,23 @@ export class Telemetry {
   private async restart(config: TelemetryConfig): Promise<void> {
     const settings = resolveTelemetrySettings(config, this.options.env);
     for (const notice of settings.notices) if (!this.settings?.notices.includes(notice)) this.options.log(notice);
+    // Another replica's routing change applies the whole config: telemetry restarts only when its own part changed.
+    if (this.settings && JSON.stringify(settings) === JSON.stringify(this.settings)) return;
     await this.stop();
     this.settings = settings;
     if (!settings.otlp && !settings.prometheus) return;
-    const { startOtel } = await import('./start-otel.ts');
-    this.running = await startOtel(settings, this.options.version, this.options.log);
-    if (settings.prometheus) {
-      this.metricsToken = loadMetricsToken(this.options.dataDir);
-      if (settings.prometheus.port !== null) this.listener = await listen(settings.prometheus.host, settings.prometheus.port, (req, res) => this.answerMetrics(req, res));
+    try {
+      const { startOtel } = await import('./start-otel.ts');
+      this.running = await startOtel(settings, this.options.version, this.options.log);
+      if (settings.prometheus) {
+        this.metricsToken = loadMetricsToken(this.options.dataDir);
+        if (settings.prometheus.port !== null) this.listener = await listen(settings.prometheus.host, settings.prometheus.port, (req, res) => this.answerMetrics(req, res));
+      }
+    } catch (error) {
+      // Not running (its port taken, say): the same settings applied again try again.
+      this.settings = null;
+      await this.stop();
+      throw error;
     }
     this.active = this.running.requests;
     if (settings.otlp) this.options.log(`OpenTelemetry export on: ${settings.otlp.protocol} to ${settings.otlp.endpoint} (${[settings.otlp.traces && 'traces', settings.otlp.metrics && 'metrics'].filter(Boolean).join(' and ') || 'nothing'}).`);
