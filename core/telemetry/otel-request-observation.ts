@@ -142,14 +142,21 @@ class OtelRequestObservation implements RequestObservation {
   }
 }
 
-/** server.address and server.port of the upstream an attempt went to. */
+const servers = new Map<string, Attributes>();
+
+/** server.address and server.port of the upstream an attempt went to (parsed once per base URL: a handful). */
 function serverAttributes(baseUrl: string): Attributes {
-  try {
-    const url = new URL(baseUrl);
-    return { 'server.address': url.hostname, 'server.port': Number(url.port) || (url.protocol === 'https:' ? 443 : 80) };
-  } catch {
-    return {};
+  let attributes = servers.get(baseUrl);
+  if (!attributes) {
+    try {
+      const url = new URL(baseUrl);
+      attributes = { 'server.address': url.hostname, 'server.port': Number(url.port) || (url.protocol === 'https:' ? 443 : 80) };
+    } catch {
+      attributes = {};
+    }
+    if (servers.size < 1000) servers.set(baseUrl, attributes);
   }
+  return attributes;
 }
 
 function capped(text: string): string {

@@ -1,5 +1,5 @@
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
+import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader, type IMetricReader } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
@@ -46,7 +46,7 @@ export async function startOtel(settings: TelemetrySettings, version: string, lo
     const exporter = health!.watch('metrics', await metricExporter(otlp));
     readers.push(new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: otlp.metricsIntervalMs, exportTimeoutMillis: Math.min(otlp.timeoutMs, otlp.metricsIntervalMs) }));
   }
-  const prometheus = settings.prometheus ? new PrometheusExporter({ preventServerStart: true }) : null;
+  const prometheus = settings.prometheus ? new (await import('@opentelemetry/exporter-prometheus')).PrometheusExporter({ preventServerStart: true }) : null;
   if (prometheus) readers.push(prometheus);
   const meterProvider = readers.length ? new MeterProvider({ resource, readers }) : null;
   const scope = { version, schemaUrl: SCHEMA_URL };
