@@ -242,5 +242,8 @@ describe('OpenTelemetry traces over OTLP: a span per request, a child per attemp
     expect(root.attributes['gen_ai.input.messages']).toContain('my key is');
     expect(root.attributes['gen_ai.input.messages']).not.toContain(KEYS.GROQ_API_KEY);
     expect(root.attributes['gen_ai.output.messages']).toEqual(expect.any(String));
+    // The spans' content is not the content log: that stays off until usage.contentLog turns it on.
+    pb.patchbay.usage.flush();
+    expect(pb.patchbay.db.prepare('SELECT count(*) AS n FROM content_log').get()).toEqual({ n: 0 });
   });
 });
