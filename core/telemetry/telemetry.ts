@@ -51,7 +51,8 @@ export class Telemetry {
   }
 
   apply(config: TelemetryConfig): Promise<void> {
-    this.applying = this.applying.then(() => this.restart(config));
+    // One change at a time, in order; a change that failed (its port taken) does not block the next.
+    this.applying = this.applying.catch(() => undefined).then(() => this.restart(config));
     return this.applying;
   }
 
@@ -117,7 +118,7 @@ export class Telemetry {
 
   /** Sends what is queued now (tests, and a clean shutdown). */
   async flush(): Promise<void> {
-    await this.applying;
+    await this.applying.catch(() => undefined);
     await this.running?.flush();
   }
 
