@@ -11,7 +11,7 @@ const LAYERS = [
   ['protocols', 'agents'], // wire protocols and their neutral model; agent launch plans
   ['providers', 'usage'], // upstream adapters; usage records (SQLite backend)
   ['routing', 'keys'], // planning and executing a route; keys, limits and budgets
-  ['events', 'stores'], // the event hub; the store interfaces both backends implement
+  ['events', 'stores', 'telemetry'], // the event hub; the store interfaces both backends implement; OpenTelemetry traces and metrics
   ['postgres', 'management'], // the PostgreSQL backend; management operations by domain
   ['http'], // node:http for /v1, Express for /api and /ui
   ['app'], // the composition root

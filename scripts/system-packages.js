@@ -22,6 +22,8 @@ export const SYSTEM_PACKAGES = [
   { name: 'curl', modes: ['test'], command: 'curl' },
   { name: 'openssl', modes: ['test'], command: 'openssl' },
   { name: 'systemd', modes: ['test'], command: 'systemd-analyze' },
+  // The /metrics test has Debian's real Prometheus scrape a running Patchbay and answer a PromQL query.
+  { name: 'prometheus', modes: ['test'], command: 'prometheus' },
 ];
 
 /**

@@ -36,6 +36,7 @@ import type { Stores } from '../stores/stores.ts';
 import { EventHub } from '../events/event-hub.ts';
 import { connectEvents } from './connect-events.ts';
 import { readVersion } from '../runtime/read-version.ts';
+import { Telemetry } from '../telemetry/telemetry.ts';
 
 /** How long a shutdown waits for in-flight requests before cutting them. */
 export const SHUTDOWN_GRACE_MS = 30_000;
@@ -90,6 +91,8 @@ export interface Patchbay {
   management: Management;
   /** Live events (request, breaker, key_cap, routing) for GET /api/events. */
   events: EventHub;
+  /** OpenTelemetry traces and metrics, and GET /metrics (off unless configured). */
+  telemetry: Telemetry;
   /** The management API's credential (also in DATA_DIR/admin-token). */
   adminToken: string;
   /** The key created on a laptop's first start with no keys: shown once, never stored in clear. A team's replica makes none (keys create does). */
@@ -161,6 +164,7 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
   const { hostGuard, publicOrigin, lifecycle } = createFrontDoor(config, host, interfaces);
   const limiter = new KeyLimiter(stores.ledger, Date.now, { rates: stores.rates, capsWhenUnreachable: config.capsWhenDatabaseUnreachable, log });
   connectEvents(events, health, limiter);
+  const telemetry = new Telemetry({ dataDir: options.dataDir, env: options.env ?? process.env, version: readVersion(), log });
   // Idle memory: each routed request's usage row marks activity (one counter increment); the
   // dashboard's /api polling does not, so an open dashboard never wakes it.
   let drainRequests: () => Promise<void> = async () => undefined;
@@ -186,6 +190,7 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
     startedAt: Date.now(),
     onRoutingChange: (routing) => events.emit('routing', routing),
     idleMemory: () => idleMemory.stats(),
+    telemetry,
   });
   const adminToken = loadAdminToken(options.dataDir);
   // One machine: in memory only (restarting Patchbay signs every dashboard out). A team: in PostgreSQL.
@@ -195,11 +200,14 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
     for (const provider of config.providers.values()) secrets.pin(provider);
     applyConfig({ config, catalog }, next.config);
     config.paused = next.paused;
+    void telemetry.apply(config.telemetry).catch((error: unknown) => log(`Telemetry could not restart: ${String(error)}`));
     events.emit('routing', management.getRouting());
   };
   try {
     await team?.start();
+    await telemetry.apply(config.telemetry);
   } catch (error) {
+    await telemetry.close();
     await storage.close();
     throw error;
   }
@@ -212,7 +220,7 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
     flushAsync: () => usage.flushAsync(),
     close: () => usage.close(),
   };
-  const { listener, drain } = createRequestListener({ config, catalog, router, keys, limiter, usage: activeUsage, health, hostGuard, publicOrigin, lifecycle, management, adminToken, log, sessions, dashboardDir: options.dashboard?.dir });
+  const { listener, drain } = createRequestListener({ config, catalog, router, keys, limiter, usage: activeUsage, health, hostGuard, publicOrigin, lifecycle, management, adminToken, log, sessions, telemetry, dashboardDir: options.dashboard?.dir });
   drainRequests = drain;
 
   const firstKey = createsFirstKey(stores.backend) ? ((await keys.createIfNone({ name: 'default' }))?.secret ?? null) : null;
@@ -226,6 +234,7 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
     // Not listening (the port is taken, say): release what was opened, so a caller that retries
     // on another port (the desktop app) holds one database and one writer thread, not two.
     events.close();
+    await telemetry.close();
     await storage.close();
     await closeTokenCounter();
     throw error;
@@ -235,6 +244,7 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
   // Behind a proxy, every link and snippet points where people reach Patchbay, not at this replica.
   const linkBase = config.publicUrl ?? url;
   management.setBaseUrl(`${linkBase}/v1`);
+  telemetry.setBaseUrl(url);
   // Lets the CLI find this server and manage it through its API while it runs.
   const serverFile = join(options.dataDir, 'server.json');
   // config: the file this server reads, so `patchbay agents set` and the launchers use the same one.
@@ -253,6 +263,8 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
       await stopHttpServer(server, options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
       // Requests cut at the deadline still finish their bookkeeping: wait for it, then save.
       await drain();
+      // After the last request's span ended: what is queued is sent (bounded by the export timeout).
+      await telemetry.close();
       await storage.close();
       await closeTokenCounter();
       lock.release();
@@ -266,6 +278,7 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
     adminToken,
     management,
     events,
+    telemetry,
     host,
     port,
     config,

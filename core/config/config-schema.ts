@@ -201,6 +201,42 @@ export const configSchema = z.strictObject({
       capsWhenDatabaseUnreachable: z.enum(['closed', 'open']).optional(),
     })
     .optional(),
+  /** OpenTelemetry export and the Prometheus endpoint (docs/observability.md); off unless set here or by OTEL_* variables. */
+  telemetry: z
+    .strictObject({
+      otlp: z
+        .strictObject({
+          /** Off while an endpoint is set keeps it for later (the dashboard's switch). */
+          enabled: z.boolean().optional(),
+          /** The collector's base URL, as OTEL_EXPORTER_OTLP_ENDPOINT: /v1/traces and /v1/metrics are added. */
+          endpoint: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+          protocol: z.enum(['http/protobuf', 'http/json']).optional(),
+          /** Sent with every export (a collector's or Langfuse's credentials), as OTEL_EXPORTER_OTLP_HEADERS. */
+          headers: headersSchema.optional(),
+          traces: z.boolean().optional(),
+          metrics: z.boolean().optional(),
+          /** Longest time a finished span waits before its batch is sent (OTEL_BSP_SCHEDULE_DELAY). */
+          exportDelayMs: z.number().int().positive().optional(),
+          /** One export's longest wait for the collector, retries included (OTEL_EXPORTER_OTLP_TIMEOUT). */
+          timeoutMs: z.number().int().positive().optional(),
+          /** How often metrics are sent (OTEL_METRIC_EXPORT_INTERVAL). */
+          metricsIntervalMs: z.number().int().positive().optional(),
+        })
+        .optional(),
+      serviceName: z.string().min(1).max(256).optional(),
+      resourceAttributes: z.record(z.string(), z.string()).optional(),
+      /** Prompt and answer content on spans (gen_ai.input.messages / gen_ai.output.messages): off by default. */
+      captureContent: z.boolean().optional(),
+      /** GET /metrics for Prometheus, behind its own token (DATA_DIR/metrics-token); optionally on its own address. */
+      prometheus: z
+        .strictObject({
+          enabled: z.boolean().optional(),
+          host: z.string().min(1).optional(),
+          port: z.number().int().min(0).max(65535).optional(),
+        })
+        .optional(),
+    })
+    .optional(),
   usage: z
     .strictObject({
       /** Flat fee in USD added to every request's cost. */

@@ -66,7 +66,11 @@ export interface PatchbayConfig {
   capsWhenDatabaseUnreachable: 'closed' | 'open';
   /** agents: the profiles `patchbay claude` and `patchbay codex` start the agents with. */
   agents: AgentProfiles;
+  /** telemetry: as written (core/telemetry resolves it with the OTEL_* environment). */
+  telemetry: TelemetryConfig;
 }
+
+export type TelemetryConfig = NonNullable<PatchbayConfigFile['telemetry']>;
 
 /** Raised when the config file cannot be used; the message lists the path and every bad field. */
 export class ConfigError extends Error {}
@@ -195,6 +199,7 @@ function resolveConfig(file: PatchbayConfigFile, path: string | null): PatchbayC
     paused: false,
     agents: file.agents ?? {},
     capsWhenDatabaseUnreachable: file.keys?.capsWhenDatabaseUnreachable ?? 'closed',
+    telemetry: file.telemetry ?? {},
   };
 }
 

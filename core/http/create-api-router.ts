@@ -10,6 +10,7 @@ import {
   providerSecretSchema,
   providerSettingsSchema,
   routingSettingsSchema,
+  telemetrySettingsSchema,
   usageBreakdownQuerySchema,
   usageLatencyQuerySchema,
   usageLogQuerySchema,
@@ -224,6 +225,8 @@ export function createApiRouter(deps: ApiDeps): express.Router {
 
   router.get('/routing', json(() => management.getRouting()));
   router.put('/routing', json(async (req) => management.setRouting(await body(req, routingSettingsSchema))));
+  router.get('/telemetry', json(() => management.getTelemetry()));
+  router.put('/telemetry', json(async (req) => management.setTelemetry(await body(req, telemetrySettingsSchema))));
   router.post('/routing/explain', json(async (req) => management.explainRoute(await body(req, explainRouteSchema))));
 
   router.get('/usage', json((req) => {

@@ -23,6 +23,8 @@ export function createRequestListener(deps: HttpDeps): { listener: (req: Incomin
         if (serveLifecycle(req, res, deps.lifecycle, deps.log)) return;
         if (!guard(req, res, deps)) return;
         if (v1.dispatch(req, res)) return;
+        // Prometheus's scrape: its own token, checked by telemetry; an unknown path while it is off.
+        if (req.url?.startsWith('/metrics') && deps.telemetry?.serveMetrics(req, res)) return;
       } catch (error) {
         renderError(res, error, deps.log);
         return;

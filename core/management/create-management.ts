@@ -4,6 +4,7 @@ import { deleteProviderSecret, setProviderSecret, testProvider } from './manage-
 import { addProvider, deleteProvider, discoverProviderModels, listProviders, updateProvider } from './manage-providers.ts';
 import { explainRoute, getRouting, listModels, setRouting } from './manage-routing.ts';
 import { setBaseUrl, status, subscribeEvents } from './manage-status.ts';
+import { getTelemetry, setTelemetry } from './manage-telemetry.ts';
 import { exportUsage, usageBreakdown, usageLatency, usageLog, usageRequest, usageRequests, usageSessionRequests, usageSessions, usageSeries, usageSummary, usageTotals } from './manage-usage.ts';
 import { createManagementContext, type ManagementContext, type ManagementDeps } from './management-context.ts';
 
@@ -16,6 +17,7 @@ const operations = {
   agents: describeAgents,
   usageSummary, usageRequests, exportUsage, usageTotals, usageSeries, usageBreakdown, usageLatency, usageLog, usageSessionRequests, usageSessions, usageRequest,
   status, setBaseUrl, subscribeEvents,
+  getTelemetry, setTelemetry,
 } satisfies Record<string, (ctx: ManagementContext, ...args: never[]) => unknown>;
 
 type Operations = typeof operations;

@@ -11,6 +11,7 @@ import type { UsageReader } from '../usage/usage-backend.ts';
 import type { LiveConfig } from './apply-config-change.ts';
 import type { IdleMemoryStats } from '../runtime/idle-memory.ts';
 import type { RoutingView } from './routing-view.ts';
+import type { Telemetry } from '../telemetry/telemetry.ts';
 
 export interface ManagementDeps {
   config: PatchbayConfig;
@@ -33,6 +34,8 @@ export interface ManagementDeps {
   events?: EventHub;
   /** The running server's idle memory release (core/app/idle-memory.ts), for GET /api/status. */
   idleMemory?: () => IdleMemoryStats;
+  /** The running server's OpenTelemetry export (GET/PUT /api/telemetry); absent in the CLI's offline mode. */
+  telemetry?: Pick<Telemetry, 'status' | 'apply'>;
 }
 
 /**

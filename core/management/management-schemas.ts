@@ -65,6 +65,15 @@ export const routingSettingsSchema = z.strictObject({
 });
 export type RoutingSettingsInput = z.infer<typeof routingSettingsSchema>;
 
+/** PUT /api/telemetry: OTLP export from the dashboard (saved in the config file's telemetry section). */
+export const telemetrySettingsSchema = z.strictObject({
+  enabled: z.boolean().optional(),
+  endpoint: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL such as http://localhost:4318' }).optional(),
+  protocol: z.enum(['http/protobuf', 'http/json']).optional(),
+  captureContent: z.boolean().optional(),
+});
+export type TelemetrySettingsInput = z.infer<typeof telemetrySettingsSchema>;
+
 /** POST /api/routing/explain: the request to explain. */
 export const explainRouteSchema = z.strictObject({
   model: modelNameSchema,

@@ -45,11 +45,13 @@ export interface PostToProviderOptions {
 /** The request for one attempt with one key: the protocol's auth header, then the provider's configured headers (which may override). */
 function upstreamRequest(options: Omit<PostToProviderOptions, 'mapError'>, apiKey: string | undefined): PostOptions {
   const { call } = options;
-  const headers = requestHeaders(call.provider, apiKey, options.accept ?? 'application/json');
+  const shared = requestHeaders(call.provider, apiKey, options.accept ?? 'application/json');
+  const headers = options.forwardHeaders ? { ...shared, ...options.forwardHeaders, ...call.provider.headers } : shared;
   return {
     provider: call.provider.name,
     url: options.url,
-    headers: options.forwardHeaders ? { ...headers, ...options.forwardHeaders, ...call.provider.headers } : headers,
+    // The attempt's traceparent: the upstream's spans continue this request's trace.
+    headers: call.traceHeaders ? { ...headers, ...call.traceHeaders } : headers,
     body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
     signal: call.signal,
     timeoutMs: call.firstByteTimeoutMs,

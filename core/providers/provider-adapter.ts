@@ -45,6 +45,8 @@ export interface UpstreamCall {
    * fallback endpoint has its own). Set by the /v1 handlers; absent in direct adapter calls.
    */
   adjustments?: Adjustments;
+  /** This attempt's trace context for the upstream (W3C traceparent), when telemetry is on. */
+  traceHeaders?: Record<string, string>;
 }
 
 /** A complete response, already in OpenAI's wire format. */

@@ -69,6 +69,7 @@ export async function executeRoute<T>(
       // The provider's keys: the transport tries them within this one attempt (see keyRing).
       keys: secrets.keyRing?.(provider),
       onKey: (label) => (trace.keyLabel = label),
+      traceHeaders: undefined,
     };
     for (let waited = false; ; waited = true) {
       const started = performance.now();
@@ -76,6 +77,8 @@ export async function executeRoute<T>(
       // Each try starts with an empty record (a fallback endpoint has its own limits); the trace
       // keeps the latest, which is the answering one's. Set on the call, which is this request's own.
       call.adjustments = trace.adjustments = new Adjustments();
+      const watch = trace.observer?.startAttempt(endpoint, provider.baseUrl);
+      call.traceHeaders = watch?.headers;
       try {
         value = await attempt(adapters[provider.protocol]!, call);
       } catch (error) {
@@ -89,14 +92,16 @@ export async function executeRoute<T>(
         const latency = round(performance.now() - started);
         // A request the client cancelled says nothing about the endpoint: 499, and no health event.
         const cancelled = signal.aborted;
-        trace.attempts.push({
+        const report = {
           provider: provider.name,
           model: endpoint.model,
           status: cancelled ? 499 : error.upstreamStatus || error.status,
           error_type: cancelled ? 'cancelled' : error.type,
           message: error.message,
           latency_ms: latency,
-        });
+        };
+        trace.attempts.push(report);
+        watch?.end(report);
         lastError = error;
         const decision = decideAfterFailure(error, { cancelled, waited, maxRetryWaitMs: config.maxRetryWaitMs, now: Date.now() });
         if (decision.next === 'retry-same') {
@@ -114,7 +119,9 @@ export async function executeRoute<T>(
         break;
       }
       const latency = round(performance.now() - started);
-      trace.attempts.push({ provider: provider.name, model: endpoint.model, status: 200, error_type: null, message: null, latency_ms: latency });
+      const report = { provider: provider.name, model: endpoint.model, status: 200, error_type: null, message: null, latency_ms: latency };
+      trace.attempts.push(report);
+      watch?.end(report);
       gate.pass();
       try {
         onAnswer?.(value);

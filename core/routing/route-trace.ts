@@ -10,6 +10,21 @@ export interface CommittedAnswer {
 }
 
 /**
+ * Told each attempt as the executor makes it (telemetry's attempt spans; null when telemetry is
+ * off, so the executor pays one null check). `start` returns the headers that carry this attempt's
+ * trace context to the upstream (W3C traceparent), `end` gets the attempt's row once it failed or
+ * answered (an answer's span stays open until the request ends: a stream is still flowing).
+ */
+export interface AttemptObserver {
+  startAttempt(endpoint: Endpoint, baseUrl: string): AttemptWatch;
+}
+
+export interface AttemptWatch {
+  headers: Record<string, string> | undefined;
+  end(report: AttemptReport): void;
+}
+
+/**
  * What routing did for one request, and everything its answer and usage row need of it: the
  * executor fills it in as it goes (the plan's strategy, each attempt, the endpoint, its key and
  * adjustments, the route reason as it turned out), so the answer's headers and the usage row read
@@ -35,8 +50,10 @@ export interface RouteTrace {
   gate: CommittedAnswer | null;
   /** The label of the provider key that served (or was tried last), null for a provider without keys. */
   keyLabel: string | null;
+  /** Telemetry's attempt spans, when on. */
+  observer: AttemptObserver | null;
 }
 
 export function createRouteTrace(): RouteTrace {
-  return { strategy: null, attempts: [], endpoint: null, firstByteMs: null, reason: null, fallback: false, adjustments: null, gate: null, keyLabel: null };
+  return { strategy: null, attempts: [], endpoint: null, firstByteMs: null, reason: null, fallback: false, adjustments: null, gate: null, keyLabel: null, observer: null };
 }

@@ -14,18 +14,18 @@ const machine = (overrides: Partial<Parameters<typeof planSystemPackages>[0]> & 
     ...overrides,
   };
 };
-const EVERYTHING = ['dbus-run-session', 'gnome-keyring-daemon', '/usr/bin/chromium', 'pg_ctlcluster', 'caddy', 'certutil', 'curl', 'openssl', 'systemd-analyze'];
-/** What only the team deployment test needs, present (most cases below are about the others). */
-const TEAM = ['caddy', 'certutil', 'curl', 'openssl', 'systemd-analyze'];
+const EVERYTHING = ['dbus-run-session', 'gnome-keyring-daemon', '/usr/bin/chromium', 'pg_ctlcluster', 'caddy', 'certutil', 'curl', 'openssl', 'systemd-analyze', 'prometheus'];
+/** What only the team deployment test and the Prometheus test need, present (most cases below are about the others). */
+const TEAM = ['caddy', 'certutil', 'curl', 'openssl', 'systemd-analyze', 'prometheus'];
 
 describe('planSystemPackages: what npm test and npm start install or ask for', () => {
   it('a fresh Debian container as root: apt-get update once, then install every missing package quietly', () => {
     expect(planSystemPackages(machine())).toEqual({
       action: 'install',
-      packages: ['dbus', 'gnome-keyring', 'chromium', 'postgresql', 'caddy', 'libnss3-tools', 'curl', 'openssl', 'systemd'],
+      packages: ['dbus', 'gnome-keyring', 'chromium', 'postgresql', 'caddy', 'libnss3-tools', 'curl', 'openssl', 'systemd', 'prometheus'],
       steps: [
         ['apt-get', '-o', 'DPkg::Lock::Timeout=300', 'update', '-qq'],
-        ['apt-get', '-o', 'DPkg::Lock::Timeout=300', 'install', '-y', '-qq', '--no-install-recommends', 'dbus', 'gnome-keyring', 'chromium', 'postgresql', 'caddy', 'libnss3-tools', 'curl', 'openssl', 'systemd'],
+        ['apt-get', '-o', 'DPkg::Lock::Timeout=300', 'install', '-y', '-qq', '--no-install-recommends', 'dbus', 'gnome-keyring', 'chromium', 'postgresql', 'caddy', 'libnss3-tools', 'curl', 'openssl', 'systemd', 'prometheus'],
       ],
     });
   });
@@ -33,7 +33,7 @@ describe('planSystemPackages: what npm test and npm start install or ask for', (
   it('installs only what is missing, and nothing when all is there', () => {
     expect(planSystemPackages(machine({ present: ['dbus-run-session', '/usr/bin/chromium', 'pg_ctlcluster', ...TEAM] }))).toMatchObject({ action: 'install', packages: ['gnome-keyring'] });
     expect(planSystemPackages(machine({ present: [...EVERYTHING.slice(0, 3), ...TEAM] }))).toMatchObject({ action: 'install', packages: ['postgresql'] });
-    expect(planSystemPackages(machine({ present: EVERYTHING.slice(0, 5) }))).toMatchObject({ action: 'install', packages: ['libnss3-tools', 'curl', 'openssl', 'systemd'] });
+    expect(planSystemPackages(machine({ present: EVERYTHING.slice(0, 5) }))).toMatchObject({ action: 'install', packages: ['libnss3-tools', 'curl', 'openssl', 'systemd', 'prometheus'] });
     expect(planSystemPackages(machine({ present: EVERYTHING }))).toEqual({ action: 'none' });
   });
 
@@ -44,7 +44,7 @@ describe('planSystemPackages: what npm test and npm start install or ask for', (
 
   it('a desktop session whose bus already offers the Secret Service needs no dbus or gnome-keyring', () => {
     expect(planSystemPackages(machine({ secretServiceRunning: true, present: ['/usr/bin/chromium', 'pg_ctlcluster', ...TEAM] }))).toEqual({ action: 'none' });
-    expect(planSystemPackages(machine({ secretServiceRunning: true }))).toMatchObject({ packages: ['chromium', 'postgresql', 'caddy', 'libnss3-tools', 'curl', 'openssl', 'systemd'] });
+    expect(planSystemPackages(machine({ secretServiceRunning: true }))).toMatchObject({ packages: ['chromium', 'postgresql', 'caddy', 'libnss3-tools', 'curl', 'openssl', 'systemd', 'prometheus'] });
   });
 
   it('not root, or no apt-get: one line naming the packages and the command for this package manager; fatal for tests only', () => {
@@ -52,7 +52,7 @@ describe('planSystemPackages: what npm test and npm start install or ask for', (
     expect(notRoot).toMatchObject({ action: 'tell', packages: ['dbus', 'gnome-keyring'], fatal: true });
     expect(notRoot.action === 'tell' && notRoot.message).toContain('sudo apt-get install dbus gnome-keyring');
     const fedora = planSystemPackages(machine({ packageManager: 'dnf', present: EVERYTHING.slice(0, 2) }));
-    expect(fedora.action === 'tell' && fedora.message).toContain('sudo dnf install chromium postgresql caddy nss-tools curl openssl systemd');
+    expect(fedora.action === 'tell' && fedora.message).toContain('sudo dnf install chromium postgresql caddy nss-tools curl openssl systemd prometheus');
     const arch = planSystemPackages(machine({ isRoot: false, packageManager: 'pacman', mode: 'start' }));
     expect(arch).toMatchObject({ action: 'tell', fatal: false });
     expect(arch.action === 'tell' && arch.message).toContain('sudo pacman -S dbus gnome-keyring');
@@ -65,7 +65,7 @@ describe('planSystemPackages: what npm test and npm start install or ask for', (
   });
 
   it('a package is added in one line of the list', () => {
-    expect(SYSTEM_PACKAGES.map((p) => p.name)).toEqual(['dbus', 'gnome-keyring', 'chromium', 'postgresql', 'caddy', 'libnss3-tools', 'curl', 'openssl', 'systemd']);
+    expect(SYSTEM_PACKAGES.map((p) => p.name)).toEqual(['dbus', 'gnome-keyring', 'chromium', 'postgresql', 'caddy', 'libnss3-tools', 'curl', 'openssl', 'systemd', 'prometheus']);
   });
 });
 

@@ -6,6 +6,7 @@ import { KeyLimiter } from '../../keys/key-limiter.ts';
 import type { KeyBackend } from '../../keys/key-backend.ts';
 import type { HealthTracker } from '../../routing/health-tracker.ts';
 import type { Router } from '../../routing/router.ts';
+import type { Telemetry } from '../../telemetry/telemetry.ts';
 import type { UsageSink } from '../../usage/usage-backend.ts';
 import { authenticate } from '../authenticate.ts';
 import { abandonResponse, renderError } from '../render-error.ts';
@@ -37,6 +38,8 @@ export interface V1Deps {
   /** Told every attempt of each request (a provider's error rate and last error on the Overview). */
   health?: Pick<HealthTracker, 'recordAttempts'>;
   log: (message: string) => void;
+  /** OpenTelemetry traces and metrics; `active` is null while they are off. */
+  telemetry?: Pick<Telemetry, 'active' | 'serveMetrics'>;
 }
 
 type V1Handler = (req: IncomingMessage, res: ServerResponse, ctx: V1Context, request: V1Request) => Promise<void>;
@@ -65,6 +68,8 @@ export function createV1Dispatcher(deps: V1Deps): { dispatch: (req: IncomingMess
     void (async () => {
       const request = createV1Request(endpoint);
       request.session = readSessionHeaders(req.headers);
+      const telemetry = deps.telemetry?.active;
+      if (telemetry) request.trace.observer = request.observation = telemetry.observe(req.headers, endpoint);
       try {
         request.key = authenticate(req, deps.keys);
         await handler(req, res, ctx, request);

@@ -12,7 +12,7 @@ export interface RequestRecorder {
   usage: UsageSink;
   /** Told every attempt of each request (a provider's error rate and last error on the Overview). */
   health?: Pick<HealthTracker, 'recordAttempts'>;
-  config: Pick<PatchbayConfig, 'routingFeeUsd'>;
+  config: Pick<PatchbayConfig, 'routingFeeUsd' | 'contentLog'>;
 }
 
 /**
@@ -26,7 +26,9 @@ export function recordRequest(request: V1Request, recorder: RequestRecorder): vo
   request.admission?.settle({ tokens: row.totalTokens, costUsd: row.costUsd });
   recorder.usage.record(row);
   if (row.attempts.length > 0) recorder.health?.recordAttempts(row.attempts, row.ts);
-  if (request.content) recorder.usage.recordContent({ requestId: request.requestId, ts: request.startedWall, ...request.content });
+  // Content kept only for telemetry's spans (captureContent) stays out of the content log.
+  if (request.content && recorder.config.contentLog) recorder.usage.recordContent({ requestId: request.requestId, ts: request.startedWall, ...request.content });
+  request.observation?.finish(row, request.content);
 }
 
 function toUsageRecord(request: V1Request, routingFeeUsd: number): UsageRecord {

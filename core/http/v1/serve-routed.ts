@@ -24,7 +24,10 @@ import { writePassedThrough } from './write-passed-through.ts';
 export async function serveRouted(req: IncomingMessage, res: ServerResponse, ctx: V1Context, request: V1Request, operation: RoutedOperation): Promise<void> {
   request.requestedModel = operation.route.model;
   request.stream = operation.stream;
-  if (ctx.contentLog) request.content = { request: JSON.stringify(operation.body), response: '' };
+  const observation = request.observation;
+  if (observation) observation.decoded({ model: operation.route.model, stream: operation.stream, body: operation.body, maxTokens: operation.route.maxTokens });
+  // Content is kept for the content log, and for spans only when telemetry.captureContent is on.
+  if (ctx.contentLog || observation?.capturesContent) request.content = { request: JSON.stringify(operation.body), response: '' };
   // Listen for the client leaving before planning: planning may wait for the tokenizer to load.
   const abort = new RequestCancel();
   const onClose = () => {
@@ -45,6 +48,7 @@ export async function serveRouted(req: IncomingMessage, res: ServerResponse, ctx
       sticky: parseStickyHeader(req.headers['x-patchbay-sticky']),
     });
     const plan = planned instanceof Promise ? await planned : planned;
+    if (observation) observation.planned(plan);
     const key = request.key;
     if (key && KeyLimiter.isLimited(key)) {
       const outputTokens = operation.route.maxTokens ?? ASSUMED_COMPLETION_TOKENS;

@@ -3,6 +3,7 @@ import type { Admission } from '../../keys/admission.ts';
 import type { ApiKeyRecord } from '../../keys/key-store.ts';
 import type { Usage } from '../../providers/provider-adapter.ts';
 import { createRouteTrace, type RouteTrace } from '../../routing/route-trace.ts';
+import type { RequestObservation } from '../../telemetry/request-observation.ts';
 import type { UsageRecord } from '../../usage/usage-record.ts';
 import type { SessionIdentity } from './read-session.ts';
 
@@ -35,6 +36,8 @@ export interface V1Request {
    * together in one writeHead: Node's setHeader per header costs more on the hot path.
    */
   headers: Record<string, string>;
+  /** Telemetry's view of this request (its span, its metrics); null when telemetry is off. */
+  observation: RequestObservation | null;
 }
 
 let counter = 0;
@@ -72,6 +75,7 @@ export function createV1Request(endpoint: V1Endpoint): V1Request {
     session: { id: null, source: null, agentId: null, parentAgentId: null },
     content: null,
     headers: { 'x-patchbay-request-id': requestId },
+    observation: null,
   };
 }
 

@@ -39,6 +39,8 @@ export type { ManagedModel } from '../../../core/management/list-managed-models.
 export type StatusBody = ReturnType<Management['status']>;
 /** GET /api/agents. */
 export type AgentsBody = ReturnType<Management['agents']>;
+/** GET /api/telemetry (and PUT's answer). */
+export type TelemetryBody = ReturnType<Management['getTelemetry']>;
 /** GET /api/routing (and PATCH's answer). */
 export type RoutingBody = ReturnType<Management['getRouting']>;
 /** POST /api/providers/:name/test. */

@@ -11,6 +11,7 @@ import { formatLogTime, formatMs, formatPercent, formatTokens, formatUsd } from 
 import { useNavigate } from '../../layout/navigation-context.ts';
 import { todayUtc } from '../usage/date-range.ts';
 import { buildAgentSnippets, buildSnippets } from './build-snippets.ts';
+import { TelemetryPanel } from './telemetry-panel.tsx';
 
 function TotalsCard({ title, totals }: { title: string; totals: UsageTotals | undefined }) {
   return (
@@ -147,6 +148,7 @@ export default function OverviewPage() {
         <h2 id="providers-heading">Providers</h2>
         {providers.length > 0 ? <ProviderHealth providers={providers} /> : status.isSuccess ? <p className="muted">This Patchbay does not report provider health yet.</p> : null}
       </section>
+      <TelemetryPanel />
       <SecretDialog secret={shownSecret} title="Your new Patchbay key" onClose={() => setShownSecret(null)} />
     </>
   );
