@@ -255,4 +255,20 @@ describe('Anthropic emulator (Messages API wire format)', () => {
     expect(dropped.text).toContain('event: ping');
     expect(dropped.text).not.toContain('message_stop');
   });
+
+  it('with thinking enabled, a tool result must answer an assistant turn that begins with its signed thinking; disabled, it need not', async () => {
+    const thinking = { type: 'enabled', budget_tokens: 1024 };
+    const first = await messages({ max_tokens: 2048, thinking, tools: [WEATHER], messages: ask('Weather in Paris?') });
+    expect(first.json.content.map((b: { type: string }) => b.type)).toEqual(['thinking', 'tool_use']);
+    const [signed, use] = first.json.content;
+    const result = { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'Sunny' }] };
+    const own = await messages({ max_tokens: 2048, thinking, tools: [WEATHER], messages: [...ask('Weather in Paris?'), { role: 'assistant', content: first.json.content }, result] });
+    expect(own.status).toBe(200);
+    const foreign = await messages({ max_tokens: 2048, thinking, tools: [WEATHER], messages: [...ask('Weather in Paris?'), { role: 'assistant', content: [use] }, result] });
+    expect(foreign.status).toBe(400);
+    expect(foreign.json.error.message).toMatch(/^messages\.1\.content\.0\.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`\. When `thinking` is enabled, a final `assistant` message must start with a thinking block/);
+    expect((await messages({ max_tokens: 2048, tools: [WEATHER], messages: [...ask('Weather in Paris?'), { role: 'assistant', content: [use] }, result] })).status).toBe(200);
+    const forged = await messages({ max_tokens: 2048, thinking, tools: [WEATHER], messages: [...ask('Weather in Paris?'), { role: 'assistant', content: [{ ...signed, signature: 'EMU-SIG-abc' }, use] }, result] });
+    expect(forged.json.error.message).toBe('messages.1.content.0: Invalid `signature` in `thinking` block');
+  });
 });

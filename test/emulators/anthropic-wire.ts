@@ -157,7 +157,24 @@ export function validateMessagesRequest(body: Record<string, unknown>, betas: re
       if ((thinking.budget_tokens as number) >= (body.max_tokens as number)) return invalid('`max_tokens` must be greater than `thinking.budget_tokens`.');
     }
   }
-  return validateTurns(messages);
+  return validateTurns(messages) ?? (thinking?.type === 'enabled' ? validateThinkingTurn(messages) : null);
+}
+
+/**
+ * Extended thinking with tool use (extended-thinking guide, "Preserving thinking blocks"): while
+ * the model is in a tool loop (the last message answers tool calls), the assistant message it
+ * continues must begin with its thinking; the wording is the API's, as quoted in public threads.
+ */
+function validateThinkingTurn(messages: AnthropicMessage[]): WireError | null {
+  const last = messages[messages.length - 1];
+  if (last.role !== 'user' || blocksOf(last)[0]?.type !== 'tool_result') return null;
+  const i = messages.map((m) => m.role).lastIndexOf('assistant');
+  if (i < 0) return null;
+  const first = blocksOf(messages[i])[0]?.type;
+  if (first === 'thinking' || first === 'redacted_thinking') return null;
+  return invalid(
+    `messages.${i}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(first)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking`,
+  );
 }
 
 /**
@@ -245,6 +262,8 @@ function validateTurns(messages: AnthropicMessage[]): WireError | null {
         if (typeof block.signature !== 'string' || block.signature === '') return invalid(`messages.${i}.content.${j}.thinking.signature: Field required`);
         if (typeof block.thinking !== 'string' || block.signature !== thinkingSignature(block.thinking)) return invalid(`messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`);
       }
+      // The emulated model never redacts its thinking, so any redacted_thinking is one it did not write.
+      if (b.type === 'redacted_thinking') return invalid(`messages.${i}.content.${j}: Invalid \`data\` in \`redacted_thinking\` block`);
       if (b.type === 'tool_result' && m.role !== 'user') return invalid(`messages.${i}.content.${j}: tool_result blocks can only appear in user messages`);
       if (b.type === 'tool_use' && m.role !== 'assistant') return invalid(`messages.${i}.content.${j}: tool_use blocks can only appear in assistant messages`);
     }

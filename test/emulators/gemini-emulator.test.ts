@@ -184,11 +184,11 @@ describe('Gemini emulator (v1beta wire format)', () => {
 
   it('lists models with supportedGenerationMethods, paginated', async () => {
     const all = await call(`${base}/v1beta/models`, { headers: AUTH });
-    expect(all.json.models.map((m: { name: string }) => m.name)).toEqual(['models/gemini-2.5-pro', 'models/gemini-2.5-flash', 'models/gemini-2.5-flash-lite', 'models/gemini-embedding-001']);
+    expect(all.json.models.map((m: { name: string }) => m.name)).toEqual(['models/gemini-2.5-pro', 'models/gemini-2.5-flash', 'models/gemini-2.5-flash-lite', 'models/gemini-3-pro-preview', 'models/gemini-embedding-001']);
     expect(all.json.models[1]).toMatchObject({ inputTokenLimit: 1048576, supportedGenerationMethods: expect.arrayContaining(['generateContent']) });
     const first = await call(`${base}/v1beta/models?pageSize=3&key=${KEY}`);
     const second = await call(`${base}/v1beta/models?pageSize=3&pageToken=${first.json.nextPageToken}&key=${KEY}`);
-    expect(second.json).toEqual({ models: [expect.objectContaining({ name: 'models/gemini-embedding-001' })] });
+    expect(second.json).toEqual({ models: [expect.objectContaining({ name: 'models/gemini-3-pro-preview' }), expect.objectContaining({ name: 'models/gemini-embedding-001' })] });
   });
 
   it('injects 429 RESOURCE_EXHAUSTED with RetryInfo in the body and no rate-limit headers, and 500/503', async () => {
@@ -213,5 +213,22 @@ describe('Gemini emulator (v1beta wire format)', () => {
     const errored = await generate({ contents: [user('one two')] }, 'gemini-2.5-flash', 'streamGenerateContent', '?alt=sse');
     const events = parseSse(errored.text);
     expect(events.at(-1)!.json).toEqual({ error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } });
+  });
+
+  it("Gemini 3 signs its call without being asked for thoughts, refuses a replayed call of the current turn without a signature (the skip value stands in), and any signature it did not make", async () => {
+    const ask = { contents: [user('Weather in Paris?')], tools: [{ functionDeclarations: [WEATHER] }] };
+    const first = await generate(ask, 'gemini-3-pro-preview');
+    const call = first.json.candidates[0].content.parts[0];
+    expect(call.thoughtSignature).toMatch(/^EMU-SIG-/);
+    const replay = (part: Record<string, unknown>) => generate({ ...ask, contents: [user('Weather in Paris?'), { role: 'model', parts: [part] }, { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { content: 'Sunny' } } }] }] }, 'gemini-3-pro-preview');
+    expect((await replay(call)).status).toBe(200);
+    expect((await replay({ ...call, thoughtSignature: 'skip_thought_signature_validator' })).status).toBe(200);
+    const missing = await replay({ functionCall: call.functionCall });
+    expect(missing.status).toBe(400);
+    expect(missing.json.error.message).toMatch(/^Function call is missing a thought_signature in functionCall parts/);
+    const foreign = await replay({ ...call, thoughtSignature: 'RW11MTpzaWduZWQ=' });
+    expect(foreign.json.error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT', message: expect.stringMatching(/^Corrupted thought signature/) });
+    // Gemini 2.5 checks the signatures it is given, but needs none.
+    expect((await generate({ ...ask, contents: [user('Weather in Paris?'), { role: 'model', parts: [{ functionCall: call.functionCall }] }, { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { content: 'Sunny' } } }] }] })).status).toBe(200);
   });
 });

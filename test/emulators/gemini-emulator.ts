@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { EmulatorServer, sendJson, writeSse, type EmulatorContext, type Fault } from './emulator-server.ts';
 import { isRecord, randomAlnum } from './emulator-common.ts';
 import { countTokens, embeddingFor, splitDeltas } from './openai-emulator.ts';
+import { geminiSignature, validatesSignatures, validateThoughtSignatures } from './gemini-signatures.ts';
 import { GEMINI_MODELS, field, geminiPromptTokens, googleErrorBody, planGemini, validateGenerateRequest, type GeminiPlan, type GoogleError } from './gemini-wire.ts';
 
 /**
@@ -22,7 +23,8 @@ import { GEMINI_MODELS, field, geminiPromptTokens, googleErrorBody, planGemini, 
  *   `cachedTokens` option is set (capped at the prompt's count).
  * - Thinking (generationConfig.thinkingConfig.includeThoughts): a thought summary part
  *   (`thought: true`) comes first, and the first answer part (text or functionCall) carries a
- *   `thoughtSignature` (`EMU-SIG-<responseId>`), as the thought-signatures guide describes.
+ *   `thoughtSignature` (`EMU-SIG-<responseId>`), as the thought-signatures guide describes; Gemini
+ *   3 models sign it even without thoughts, and check replayed signatures (gemini-signatures.ts).
  *   Embedding responses carry no usage.
  */
 
@@ -170,7 +172,7 @@ export class GeminiEmulator extends EmulatorServer {
   }
 
   protected async generate(res: ServerResponse, model: string, body: Record<string, unknown>, stream: boolean, sse: boolean, fault: Fault | undefined): Promise<void> {
-    const invalid = validateGenerateRequest(body);
+    const invalid = validateGenerateRequest(body) ?? validateThoughtSignatures(body, model);
     if (invalid) return this.error(res, invalid);
     const plan = planGemini(body, this.script);
     const responseId = randomAlnum(22);
@@ -178,7 +180,8 @@ export class GeminiEmulator extends EmulatorServer {
     const total = plan.tokensPerCandidate * n;
     const thinking = (field(field(body, 'generationConfig'), 'thinkingConfig') as { includeThoughts?: unknown } | undefined)?.includeThoughts === true;
     const thought = { text: 'Thinking it over before answering.', thought: true };
-    const signed = thinking ? { thoughtSignature: `EMU-SIG-${responseId}` } : {};
+    // Gemini 3 thinks on every call and signs its first answer part whether or not thoughts are shown.
+    const signed = thinking || validatesSignatures(model) ? { thoughtSignature: geminiSignature(responseId) } : {};
     if (!stream) {
       const parts = plan.call ? [{ functionCall: plan.call, ...signed }] : plan.text ? [{ text: plan.text, ...signed }] : [];
       return sendJson(res, 200, this.response(plan, thinking ? [thought, ...parts] : parts, plan.finishReason, total, model, responseId), { 'content-type': 'application/json; charset=UTF-8' });

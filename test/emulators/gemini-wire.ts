@@ -21,6 +21,7 @@ export const GEMINI_MODELS: Record<string, GeminiModelInfo> = {
   'gemini-2.5-pro': { kind: 'chat', displayName: 'Gemini 2.5 Pro', inputTokenLimit: 1048576, outputTokenLimit: 65536 },
   'gemini-2.5-flash': { kind: 'chat', displayName: 'Gemini 2.5 Flash', inputTokenLimit: 1048576, outputTokenLimit: 65536 },
   'gemini-2.5-flash-lite': { kind: 'chat', displayName: 'Gemini 2.5 Flash-Lite', inputTokenLimit: 1048576, outputTokenLimit: 65536 },
+  'gemini-3-pro-preview': { kind: 'chat', displayName: 'Gemini 3 Pro Preview', inputTokenLimit: 1048576, outputTokenLimit: 65536 },
   'gemini-embedding-001': { kind: 'embedding', displayName: 'Gemini Embedding 001', inputTokenLimit: 2048, outputTokenLimit: 1, dimensions: 3072 },
 };
 

@@ -14,7 +14,8 @@ import { OpenAiEmulator, chatPromptTokens, countTokens, splitDeltas } from './op
  * - Streams: first chunk carries `x_groq.id`; the chunk with `finish_reason` carries usage under
  *   `x_groq.usage` and top-level `usage` (without stream_options); with
  *   stream_options.include_usage an extra OpenAI-style usage chunk (`choices: []`) follows.
- *   Tool calls arrive whole in one delta, with short random ids (not `call_…`).
+ *   Tool calls arrive whole in one delta, with short random ids (not `call_…`). gpt-oss models
+ *   show their reasoning in `reasoning` (message / delta) first.
  * - Error bodies `{"error":{"message","type","code"?}}` without `param`; x-ratelimit-* headers
  *   (requests per day, tokens per minute), retry-after on 429.
  * - Token counts: prompt = chatPromptTokens (the OpenAI emulator's formula: 3 + Σ(words + 3) per
@@ -132,8 +133,10 @@ export class GroqEmulator extends OpenAiEmulator {
     const toolCall = plan.toolCall ? { id: randomAlnum(9, 'abcdefghijklmnopqrstuvwxyz0123456789'), type: 'function', function: plan.toolCall } : null;
     const base = { id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_emulator' };
 
+    // gpt-oss reasons and shows it in `reasoning` unless include_reasoning is false (Groq's reasoning docs); unsigned, as Groq has no signatures.
+    const reasoning = model.startsWith('openai/gpt-oss') && body.include_reasoning !== false ? 'Thinking about the request.' : null;
     if (body.stream !== true) {
-      const message = toolCall ? { role: 'assistant', tool_calls: [toolCall] } : { role: 'assistant', content: plan.text };
+      const message = { ...(toolCall ? { role: 'assistant', tool_calls: [toolCall] } : { role: 'assistant', content: plan.text }), ...(reasoning ? { reasoning } : {}) };
       return sendJson(
         res,
         200,
@@ -144,6 +147,7 @@ export class GroqEmulator extends OpenAiEmulator {
     const chunk = (delta: Record<string, unknown>, finish: string | null, extra: Record<string, unknown> = {}) =>
       `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...extra })}\n\n`;
     const events = [chunk({ role: 'assistant', content: toolCall ? null : '' }, null, { x_groq: { id: requestId, seed: 689520654 } })];
+    if (reasoning) events.push(chunk({ reasoning }, null));
     if (toolCall) events.push(chunk({ tool_calls: [{ ...toolCall, index: 0 }] }, null));
     else for (const content of splitDeltas(plan.text)) events.push(chunk({ content }, null));
     events.push(chunk({}, plan.finish, { x_groq: { id: requestId, usage }, usage }));

@@ -6,8 +6,9 @@ import { startPatchbay, type TestPatchbay } from '../helpers/start-patchbay.ts';
 /**
  * Thinking on Gemini over /v1/messages, through the Gemini adapter's own neutral mapping: a
  * thinking budget asks Gemini for its thought summaries, which arrive as a thinking block; Gemini's
- * thought signature arrives as that block's signature, and when Claude Code sends the turn back,
- * the signature reaches Gemini again on the part it signed (the function call or the answer).
+ * thought signature arrives as that block's signature, sealed with the provider's name
+ * (`patchbay:google:<signature>`, so that it never reaches Anthropic), and when Claude Code sends
+ * the turn back, the signature reaches Gemini again on the part it signed (the function call or the answer).
  */
 
 let gemini: GeminiEmulator;
@@ -39,7 +40,7 @@ describe('Gemini thinking over /v1/messages', () => {
     expect(first.content.map((b) => b.type)).toEqual(['thinking', 'tool_use']);
     const thinking = first.content[0] as Anthropic.ThinkingBlock;
     expect(thinking.thinking).toBe('Thinking it over before answering.');
-    expect(thinking.signature).toMatch(/^EMU-SIG-/);
+    expect(thinking.signature).toMatch(/^patchbay:google:EMU-SIG-/);
     const call = first.content[1] as Anthropic.ToolUseBlock;
 
     await anthropic.messages.create({
@@ -52,16 +53,16 @@ describe('Gemini thinking over /v1/messages', () => {
       ],
     });
     const model = lastGeminiBody().contents[1];
-    expect(model).toEqual({ role: 'model', parts: [{ functionCall: { name: 'get_weather', args: call.input }, thoughtSignature: thinking.signature }] });
+    expect(model).toEqual({ role: 'model', parts: [{ functionCall: { name: 'get_weather', args: call.input }, thoughtSignature: thinking.signature.replace('patchbay:google:', '') }] });
   });
 
   it('a text answer: thinking then text, and the signature goes back on the text', async () => {
     const first = await anthropic.messages.create({ ...ask, messages: [{ role: 'user', content: 'Say hello.' }] });
     expect(first.content.map((b) => b.type)).toEqual(['thinking', 'text']);
     const signature = (first.content[0] as Anthropic.ThinkingBlock).signature;
-    expect(signature).toMatch(/^EMU-SIG-/);
+    expect(signature).toMatch(/^patchbay:google:EMU-SIG-/);
     await anthropic.messages.create({ ...ask, messages: [{ role: 'user', content: 'Say hello.' }, { role: 'assistant', content: first.content }, { role: 'user', content: 'Again.' }] });
     const model = lastGeminiBody().contents[1];
-    expect(model.parts).toEqual([{ text: (first.content[1] as Anthropic.TextBlock).text, thoughtSignature: signature }]);
+    expect(model.parts).toEqual([{ text: (first.content[1] as Anthropic.TextBlock).text, thoughtSignature: signature.replace('patchbay:google:', '') }]);
   });
 });

@@ -9,7 +9,7 @@ import { encodeChatRequest } from '../../core/protocols/openai/encode-chat-reque
 
 /** Runs parts through the stream encoder; returns the events as parsed objects. */
 function encode(parts: StreamPart[], estimatedInputTokens = 7): Record<string, any>[] {
-  let state = createEncodeState({ id: 'msg_test', model: 'gpt-4o', estimatedInputTokens });
+  let state = createEncodeState({ id: 'msg_test', model: 'gpt-4o', signer: 'google', estimatedInputTokens });
   let text = '';
   for (const part of parts) {
     const step = encodeStreamPart(part, state);
@@ -70,12 +70,12 @@ describe('encodeStreamPart (neutral parts -> Anthropic events)', () => {
     expect(estimated[0].message).toMatchObject({ id: 'msg_test', role: 'assistant', content: [], stop_reason: null, usage: { input_tokens: 42 } });
   });
 
-  it('a failed attempt before content emits nothing; a signature closes its thinking block', () => {
+  it("a failed attempt before content emits nothing; a signature closes its thinking block, sealed with the answering provider's name", () => {
     expect(encode([{ type: 'start' }])).toEqual([]);
     const events = encode([{ type: 'start' }, { type: 'reasoning-delta', text: 't' }, { type: 'reasoning-signature', signature: 'sig' }, { type: 'text-delta', text: 'a' }, { type: 'finish', reason: 'stop', usage: null }]);
     expect(events.filter((e) => e.type === 'content_block_delta').map((e) => e.delta)).toEqual([
       { type: 'thinking_delta', thinking: 't' },
-      { type: 'signature_delta', signature: 'sig' },
+      { type: 'signature_delta', signature: 'patchbay:google:sig' },
       { type: 'text_delta', text: 'a' },
     ]);
     expect(events.filter((e) => e.type === 'content_block_stop').map((e) => e.index)).toEqual([0, 1]);
@@ -94,7 +94,7 @@ describe('encodeMessage (collected parts -> Message)', () => {
         { type: 'tool-call-delta', argumentsDelta: '"Paris"}' },
         { type: 'finish', reason: 'tool-calls', usage },
       ],
-      { id: 'msg_x', model: 'fallback', estimatedInputTokens: 1 },
+      { id: 'msg_x', model: 'fallback', signer: 'groq', estimatedInputTokens: 1 },
     );
     expect(message).toEqual({
       id: 'msg_x',

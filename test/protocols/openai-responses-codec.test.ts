@@ -93,6 +93,25 @@ describe('decode-request (Responses body -> neutral request)', () => {
       { role: 'user', parts: [{ type: 'text', text: 'Weather?' }, { type: 'image', mediaType: 'image/png', data: 'AAAA' }] },
       { role: 'assistant', parts: [{ type: 'text', text: 'Checking.' }, { type: 'tool-call', id: 'call_1', name: 'w', input: { a: 1 } }, { type: 'tool-call', id: 'call_2', name: 'w', input: { a: 2 } }] },
       { role: 'user', parts: [{ type: 'tool-result', toolCallId: 'call_1', content: [{ type: 'text', text: 'sunny' }], isError: false }, { type: 'tool-result', toolCallId: 'call_2', content: [{ type: 'text', text: 'rain' }], isError: false }] },
+      // OpenAI's own encrypted reasoning, unsealed: kept without a signer, so no adapter gives it to its provider.
+      { role: 'assistant', parts: [{ type: 'redacted-reasoning', data: 'gAAAA-openai-only' }] },
+    ]);
+  });
+
+  it("reasoning items Patchbay sealed name the provider that signed them; redacted ones stay redacted", () => {
+    const { request } = decode({
+      model: 'm',
+      input: [
+        { role: 'user', content: 'q' },
+        { type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: 'Let me see.' }], encrypted_content: 'patchbay:anthropic:c2ln' },
+        { type: 'reasoning', summary: [], encrypted_content: 'patchbay:anthropic:redacted:ZGF0YQ' },
+        { type: 'reasoning', summary: [], encrypted_content: 'patchbay:google:EMU-SIG-1' },
+      ],
+    });
+    expect(request.messages[1].parts).toEqual([
+      { type: 'reasoning', text: 'Let me see.', signature: 'c2ln', signedBy: 'anthropic' },
+      { type: 'redacted-reasoning', data: 'ZGF0YQ', signedBy: 'anthropic' },
+      { type: 'reasoning', text: '', signature: 'EMU-SIG-1', signedBy: 'google' },
     ]);
   });
 

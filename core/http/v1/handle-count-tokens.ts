@@ -42,7 +42,7 @@ export async function handleCountTokens(req: IncomingMessage, res: ServerRespons
   if (anthropic.length > 0 && anthropic[0] === plan.candidates[0]) {
     const forwarded = anthropicHeaders(req);
     // The body as a Messages call would send it; a count records no adjustments (its answer has no such headers).
-    const reply = await ctx.router.execute({ ...plan, candidates: anthropic }, request.trace, new RequestCancel(), false, (adapter, call) => adapter.messages!.countTokens({ body: forwardedBody(raw, { endpoint: call.endpoint }), headers: forwarded }, call));
+    const reply = await ctx.router.execute({ ...plan, candidates: anthropic }, request.trace, new RequestCancel(), false, (adapter, call) => adapter.messages!.countTokens({ body: forwardedBody(raw, { endpoint: call.endpoint, provider: call.provider }), headers: forwarded }, call));
     answer = reply.body;
     headers['x-patchbay-provider'] = request.trace.endpoint!.provider;
     headers['x-patchbay-token-count'] = 'exact';

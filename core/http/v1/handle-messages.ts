@@ -7,6 +7,8 @@ import { measurePrompt, roughTokens } from '../../routing/estimate-tokens.ts';
 import type { RouteRequest } from '../../routing/router.ts';
 import type { UpstreamCall } from '../../providers/provider-adapter.ts';
 import { limitMaxTokens } from '../../providers/limit-max-tokens.ts';
+import { fitThinking, keepOwnThinking } from '../../providers/anthropic/fit-thinking.ts';
+import { describeLeftOutReasoning } from '../../providers/keep-own-reasoning.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { validateBody } from '../validate-body.ts';
 import { readSessionBody } from './read-session.ts';
@@ -37,13 +39,12 @@ export function anthropicHeaders(req: IncomingMessage): Record<string, string> {
 
 /**
  * The caller's own body for an Anthropic upstream, with only the model id replaced, max_tokens
- * within the model's output limit (and a thinking budget below it). Thinking blocks without a
- * signature (written by another upstream through Patchbay) are left out: Anthropic refuses the
- * whole request for them ("Invalid signature in thinking block").
+ * within the model's output limit (and a thinking budget below it), and only the thinking this
+ * provider can check (fit-thinking.ts): thinking another provider signed is left out and said so,
+ * and a tool turn that came from another provider is answered without thinking.
  */
-export function forwardedBody(raw: Record<string, unknown>, call: Pick<UpstreamCall, 'endpoint' | 'adjustments'>): string {
-  const messages = raw.messages as { content?: unknown }[];
-  const body: Record<string, unknown> = { ...raw, model: call.endpoint.model };
+export function forwardedBody(raw: Record<string, unknown>, call: Pick<UpstreamCall, 'endpoint' | 'adjustments'> & { provider?: UpstreamCall['provider'] }): string {
+  let body: Record<string, unknown> & { messages: { role?: unknown; content?: unknown }[] } = { ...raw, model: call.endpoint.model, messages: raw.messages as { content?: unknown }[] };
   if (typeof raw.max_tokens === 'number') {
     const maxTokens = limitMaxTokens(raw.max_tokens, call, 'max_tokens');
     if (maxTokens !== raw.max_tokens) {
@@ -55,9 +56,10 @@ export function forwardedBody(raw: Record<string, unknown>, call: Pick<UpstreamC
       }
     }
   }
-  const unsigned = (b: { type?: unknown; signature?: unknown }) => b?.type === 'thinking' && (typeof b.signature !== 'string' || b.signature === '');
-  if (!messages.some((m) => Array.isArray(m.content) && m.content.some(unsigned))) return JSON.stringify(body);
-  body.messages = messages.map((m) => (Array.isArray(m.content) ? { ...m, content: m.content.filter((b) => !unsigned(b)) } : m));
+  const own = keepOwnThinking(body.messages, call.provider?.name);
+  for (const entry of describeLeftOutReasoning(own.leftOut)) call.adjustments?.drop(entry);
+  body.messages = own.messages;
+  body = fitThinking(body, call);
   return JSON.stringify(body);
 }
 

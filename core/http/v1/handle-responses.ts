@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { decodeResponsesRequest, PATCHBAY_REASONING_PREFIX, refuseStateful } from '../../protocols/openai-responses/decode-request.ts';
+import { decodeResponsesRequest, refuseStateful } from '../../protocols/openai-responses/decode-request.ts';
 import { declaredTools } from '../../protocols/openai-responses/decode-tools.ts';
 import { responsesRequestSchema, type ResponsesRequestBody } from '../../protocols/openai-responses/request-schema.ts';
 import { responseBase } from '../../protocols/openai-responses/response-base.ts';
@@ -8,6 +8,8 @@ import { responsesTexts } from '../../protocols/openai-responses/request-texts.t
 import { forwardResponse, forwardResponseStream } from '../../providers/openai-compatible/forward-responses.ts';
 import type { UpstreamCall } from '../../providers/provider-adapter.ts';
 import { limitMaxTokens } from '../../providers/limit-max-tokens.ts';
+import { describeLeftOutReasoning } from '../../providers/keep-own-reasoning.ts';
+import { openSignature } from '../../protocols/neutral/signature-envelope.ts';
 import { measurePrompt } from '../../routing/estimate-tokens.ts';
 import type { RouteRequest } from '../../routing/router.ts';
 import { readJsonBody } from '../read-json-body.ts';
@@ -35,18 +37,29 @@ function speaksResponses(call: UpstreamCall): boolean {
 }
 
 /**
- * The caller's own body for OpenAI, with only the model id replaced. Reasoning items Patchbay wrote
- * for another upstream are left out: OpenAI refuses a whole request for an encrypted_content it did
- * not write, and OpenAI's own items go back unchanged.
+ * The caller's own body for OpenAI, with only the model id replaced. Reasoning items Patchbay
+ * sealed for another provider are left out and said so: OpenAI refuses a whole request for an
+ * encrypted_content it did not write; OpenAI's own items go back unchanged.
  */
-export function forwardedResponsesBody(raw: Record<string, unknown>, call: Pick<UpstreamCall, 'endpoint' | 'adjustments'>): string {
+export function forwardedResponsesBody(raw: Record<string, unknown>, call: Pick<UpstreamCall, 'endpoint' | 'adjustments' | 'provider'>): string {
   const model = call.endpoint.model;
   const input = raw.input;
   const maxOutputTokens = typeof raw.max_output_tokens === 'number' ? limitMaxTokens(raw.max_output_tokens, call, 'max_output_tokens') : raw.max_output_tokens;
   const body = maxOutputTokens === raw.max_output_tokens ? { ...raw, model } : { ...raw, model, max_output_tokens: maxOutputTokens };
-  const foreign = (item: { type?: unknown; encrypted_content?: unknown }) => item?.type === 'reasoning' && typeof item.encrypted_content === 'string' && item.encrypted_content.startsWith(PATCHBAY_REASONING_PREFIX);
-  if (!Array.isArray(input) || !input.some(foreign)) return JSON.stringify(body);
-  return JSON.stringify({ ...body, input: input.filter((item) => !foreign(item)) });
+  if (!Array.isArray(input)) return JSON.stringify(body);
+  const leftOut: string[] = [];
+  let changed = false;
+  const kept = (input as { type?: unknown; encrypted_content?: unknown }[]).flatMap((item) => {
+    const sealed = item?.type === 'reasoning' && typeof item.encrypted_content === 'string' ? openSignature(item.encrypted_content) : null;
+    if (!sealed) return [item];
+    changed = true;
+    if (sealed.provider === call.provider.name && !sealed.redacted) return [{ ...item, encrypted_content: sealed.value }];
+    leftOut.push(sealed.provider);
+    return [];
+  });
+  if (!changed) return JSON.stringify(body);
+  for (const entry of describeLeftOutReasoning(leftOut)) call.adjustments?.drop(entry);
+  return JSON.stringify({ ...body, input: kept });
 }
 
 /**

@@ -58,7 +58,7 @@ export async function translateMessage(adapter: ProviderAdapter, call: UpstreamC
   const stream = await openParts(adapter, decoded, call);
   const parts: StreamPart[] = [];
   for (let next = await stream.parts.next(); !next.done; next = await stream.parts.next()) parts.push(next.value);
-  const message = encodeMessage(parts, { ...identity, model: call.endpoint.model });
+  const message = encodeMessage(parts, { ...identity, model: call.endpoint.model, signer: call.provider.name });
   const finish = parts.find((p) => p.type === 'finish');
   return { body: JSON.stringify(message), usage: finish?.type === 'finish' && finish.usage ? toOpenAiUsage(finish.usage) : null };
 }
@@ -72,7 +72,7 @@ export async function translateMessageStream(adapter: ProviderAdapter, call: Ups
   refuse(decoded, call);
   const stream = await openParts(adapter, decoded, call);
   let usage: Usage | null = null;
-  let state = createEncodeState({ ...identity, model: call.endpoint.model });
+  let state = createEncodeState({ ...identity, model: call.endpoint.model, signer: call.provider.name });
   async function* events(): AsyncGenerator<string> {
     try {
       for (let next = await stream.parts.next(); !next.done; next = await stream.parts.next()) {

@@ -1,4 +1,5 @@
-import type { ImagePart, MessagePart, NativeOnly, NeutralMessage, NeutralRequest, NeutralToolChoice, TextPart } from '../neutral/neutral-request.ts';
+import type { ImagePart, MessagePart, NativeOnly, NeutralMessage, NeutralRequest, NeutralToolChoice, ReasoningPart, RedactedReasoningPart, TextPart } from '../neutral/neutral-request.ts';
+import { openSignature } from '../neutral/signature-envelope.ts';
 import type { ContentBlockParam, CountTokensRequestBody, MessagesRequestBody } from './request-schema.ts';
 
 export type { NativeOnly };
@@ -34,8 +35,9 @@ export interface MessagesOptions {
  * in `nativeOnly` rather than dropped silently: an Anthropic upstream gets the caller's own body
  * (pass-through) and honours it; any other upstream refuses it with the field named. Left out
  * without a word, because the answer is still a right answer without them: `cache_control`,
- * `metadata` beyond user_id, `thinking` (other upstreams answer without extended thinking), and
- * replayed thinking blocks (their signatures mean something to Anthropic only).
+ * `metadata` beyond user_id, `thinking` (other upstreams answer without extended thinking).
+ * Replayed thinking blocks keep their signatures with who made them (`signedBy`); each adapter
+ * gives back only its own provider's.
  */
 export function decodeMessagesRequest(body: MessagesRequestBody | CountTokensRequestBody): DecodedMessages {
   const nativeOnly: NativeOnly[] = [];
@@ -175,9 +177,11 @@ function decodeBlock(block: ContentBlockParam, param: string, nativeOnly: Native
     case 'tool_result':
       return { type: 'tool-result', toolCallId: b.tool_use_id as string, content: decodeToolResultContent(b.content, param, nativeOnly), isError: b.is_error === true, source: `${param}.tool_use_id` };
     case 'thinking':
-      return { type: 'reasoning', text: b.thinking as string, ...(typeof b.signature === 'string' && b.signature !== '' ? { signature: b.signature } : {}) };
-    case 'redacted_thinking':
-      return { type: 'redacted-reasoning', data: b.data as string };
+      return decodeThinking(b.thinking as string, b.signature);
+    case 'redacted_thinking': {
+      const sealed = openSignature(b.data as string);
+      return sealed ? { type: 'redacted-reasoning', data: sealed.value, signedBy: sealed.provider } : { type: 'redacted-reasoning', data: b.data as string };
+    }
     // A tool search's result: the tool it names is offered from here on (offeredTools); the model
     // reads that it was found, as it would see the definition appear on Anthropic.
     case 'tool_reference':
@@ -195,6 +199,18 @@ function decodeBlock(block: ContentBlockParam, param: string, nativeOnly: Native
   }
   nativeOnly.push({ param: `${param}.type`, what: `take a "${b.type}" content block` });
   return null;
+}
+
+/**
+ * A thinking block: Anthropic's own signature as sent, or one Patchbay sealed for another provider
+ * (a Gemini thought signature), opened so that only that provider gets it back.
+ */
+function decodeThinking(text: string, signature: unknown): ReasoningPart | RedactedReasoningPart {
+  if (typeof signature !== 'string' || signature === '') return { type: 'reasoning', text };
+  const sealed = openSignature(signature);
+  if (!sealed) return { type: 'reasoning', text, signature };
+  if (sealed.redacted) return { type: 'redacted-reasoning', data: sealed.value, signedBy: sealed.provider };
+  return { type: 'reasoning', text, signature: sealed.value, signedBy: sealed.provider };
 }
 
 function decodeImage(source: Record<string, string>, param: string, nativeOnly: NativeOnly[]): ImagePart | null {

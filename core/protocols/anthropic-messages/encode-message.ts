@@ -1,4 +1,5 @@
 import type { NeutralUsage } from '../neutral/neutral-usage.ts';
+import { sealSignature } from '../neutral/signature-envelope.ts';
 import type { StreamPart } from '../neutral/stream-part.ts';
 import { encodeStopReason } from './map-stop-reason.ts';
 import { encodeAnthropicUsage } from './map-usage.ts';
@@ -17,9 +18,10 @@ export interface AnthropicMessage {
 /**
  * A whole answer's neutral parts -> one Message. Tool arguments arrive as JSON text; a tool_use
  * block's `input` is that text parsed (an upstream that sent arguments which are not a JSON
- * object gets them under `{"_raw": ...}` rather than lost).
+ * object gets them under `{"_raw": ...}` rather than lost). Signatures are sealed with the
+ * answering provider's name (`signer`, signature-envelope.ts), as in the stream.
  */
-export function encodeMessage(parts: StreamPart[], fallback: { id: string; model: string; estimatedInputTokens: number }): AnthropicMessage {
+export function encodeMessage(parts: StreamPart[], fallback: { id: string; model: string; signer: string; estimatedInputTokens: number }): AnthropicMessage {
   let id = fallback.id;
   let model = fallback.model;
   let usage: NeutralUsage | null = null;
@@ -55,10 +57,10 @@ export function encodeMessage(parts: StreamPart[], fallback: { id: string; model
         break;
       case 'reasoning-signature':
         if (current?.type !== 'thinking' || current.signature !== '') push({ type: 'thinking', thinking: '', signature: '' });
-        current!.signature = part.signature;
+        current!.signature = sealSignature(fallback.signer, part.signature);
         break;
       case 'redacted-reasoning':
-        push({ type: 'redacted_thinking', data: part.data });
+        push({ type: 'redacted_thinking', data: sealSignature(fallback.signer, part.data, true) });
         break;
       case 'tool-call-start':
         push({ type: 'tool_use', id: part.id, name: part.name, input: {} });

@@ -1,4 +1,5 @@
 import type { NeutralUsage } from '../neutral/neutral-usage.ts';
+import { sealSignature } from '../neutral/signature-envelope.ts';
 import type { StreamPart } from '../neutral/stream-part.ts';
 import { encodeStopReason } from './map-stop-reason.ts';
 import { encodeAnthropicUsage } from './map-usage.ts';
@@ -9,6 +10,8 @@ type BlockKind = 'text' | 'thinking' | 'tool_use';
 export interface EncodeState {
   readonly id: string;
   readonly model: string;
+  /** The provider answering: its signatures are sealed in Patchbay's envelope (no Anthropic upstream is answering through here). */
+  readonly signer: string;
   /** Input tokens for message_start when the upstream does not say before output: Patchbay's estimate. */
   readonly estimatedInputTokens: number;
   readonly startUsage: NeutralUsage | null;
@@ -25,7 +28,7 @@ export interface EncodeStep {
   state: EncodeState;
 }
 
-export function createEncodeState(options: { id: string; model: string; estimatedInputTokens: number }): EncodeState {
+export function createEncodeState(options: { id: string; model: string; signer: string; estimatedInputTokens: number }): EncodeState {
   return { ...options, startUsage: null, started: false, index: -1, open: null, finished: false };
 }
 
@@ -33,7 +36,8 @@ export function createEncodeState(options: { id: string; model: string; estimate
  * One neutral part -> the Anthropic events it stands for. message_start is held back until the
  * first content (or the finish), so an attempt that fails before any content sends nothing and
  * routing can still fall back. Blocks open one at a time with indexes in order; a part of another
- * kind closes the open block first. Its input count is the upstream's when the upstream gave
+ * kind closes the open block first. Signatures are sealed with the answering provider's name
+ * (signature-envelope.ts), so a replay reaches that provider only. Its input count is the upstream's when the upstream gave
  * one at the start, else Patchbay's estimate; message_delta then carries the real counts.
  */
 export function encodeStreamPart(part: StreamPart, state: EncodeState): EncodeStep {
@@ -47,11 +51,11 @@ export function encodeStreamPart(part: StreamPart, state: EncodeState): EncodeSt
     case 'reasoning-delta':
       return delta(state, 'thinking', { type: 'thinking_delta', thinking: part.text });
     case 'reasoning-signature': {
-      const step = delta(state, 'thinking', { type: 'signature_delta', signature: part.signature });
+      const step = delta(state, 'thinking', { type: 'signature_delta', signature: sealSignature(state.signer, part.signature) });
       return close(step.events, step.state);
     }
     case 'redacted-reasoning': {
-      const opened = open(state, { type: 'redacted_thinking', data: part.data }, 'thinking');
+      const opened = open(state, { type: 'redacted_thinking', data: sealSignature(state.signer, part.data, true) }, 'thinking');
       return close(opened.events, opened.state);
     }
     case 'tool-call-start':

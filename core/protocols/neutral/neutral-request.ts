@@ -70,11 +70,20 @@ export interface ReasoningPart {
   text: string;
   /** The upstream's proof that it wrote this reasoning; replayed unchanged, never invented. */
   signature?: string;
+  /**
+   * The provider that made the signature, as Patchbay's envelope names it (signature-envelope.ts).
+   * Absent: a signature Patchbay did not seal, the caller's own protocol's upstream's, which only
+   * pass-through gives back. An adapter replays a signature only when this names its provider.
+   */
+  signedBy?: string;
 }
 
+/** Encrypted reasoning without text (Anthropic's redacted_thinking, OpenAI's encrypted_content). */
 export interface RedactedReasoningPart {
   type: 'redacted-reasoning';
   data: string;
+  /** As ReasoningPart.signedBy: the provider that made `data`, when Patchbay sealed it. */
+  signedBy?: string;
 }
 
 export type MessagePart = TextPart | ImagePart | DocumentPart | AudioPart | ToolCallPart | ToolResultPart | ReasoningPart | RedactedReasoningPart;

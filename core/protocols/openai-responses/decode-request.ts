@@ -1,17 +1,11 @@
 import { InvalidRequestError } from '../../errors/patchbay-error.ts';
 import type { NativeOnly } from '../anthropic-messages/decode-request.ts';
 import type { ImagePart, MessagePart, NeutralMessage, NeutralRequest, TextPart } from '../neutral/neutral-request.ts';
+import { openSignature } from '../neutral/signature-envelope.ts';
 import { CUSTOM_TOOL_INPUT, decodeTools, type BuiltInTool } from './decode-tools.ts';
 import { leftOutFields } from './left-out-fields.ts';
 import type { ResponsesRequestBody } from './request-schema.ts';
 import { flatToolName, type ResponsesToolNames } from './tool-names.ts';
-
-/**
- * Reasoning items Patchbay writes for a non-OpenAI upstream's signed reasoning carry this prefix
- * in `encrypted_content`, so a replay can go back to where it came from and never to OpenAI,
- * which would refuse the whole request for an encrypted_content it did not write.
- */
-export const PATCHBAY_REASONING_PREFIX = 'patchbay:';
 
 /** What a Responses request asks of a chat upstream beyond the neutral model (sent as chat fields). */
 export interface ChatExtras {
@@ -60,10 +54,10 @@ export function refuseStateful(body: ResponsesRequestBody): void {
  * Responses body -> neutral request, for upstreams that do not speak Responses. What the neutral
  * model has no place for is listed in `nativeOnly` (OpenAI gets the caller's body and honours it;
  * any other upstream refuses it with the field named). Left out and said so: built-in tools not
- * forced (`builtIns`), records of built-in tool runs, and the fields of left-out-fields.ts. Left out without a word, because they
- * change nothing in the answer: reasoning items written by another upstream (their
- * encrypted_content means something to that upstream only), `store` (answered false), `metadata`
- * (echoed).
+ * forced (`builtIns`), records of built-in tool runs, and the fields of left-out-fields.ts. Reasoning
+ * items with encrypted_content are kept with who made them (`signedBy`, from Patchbay's envelope); each
+ * adapter gives back only its own provider's and says what it left out. Left out without a word,
+ * because they change nothing in the answer: `store` (answered false), `metadata` (echoed).
  */
 export function decodeResponsesRequest(body: ResponsesRequestBody): DecodedResponses {
   const nativeOnly: NativeOnly[] = [];
@@ -162,11 +156,17 @@ function decodeItem(item: Item, param: string, messages: NeutralMessage[], nativ
     case 'additional_tools':
       return;
     case 'reasoning': {
-      // Only reasoning Patchbay itself carried for a signed upstream goes on; OpenAI's own (encrypted for OpenAI) means nothing elsewhere.
-      const carried = typeof item.encrypted_content === 'string' && item.encrypted_content.startsWith(PATCHBAY_REASONING_PREFIX) ? /^[^:]*:(.*)$/s.exec(item.encrypted_content.slice(PATCHBAY_REASONING_PREFIX.length))?.[1] : undefined;
-      if (!carried) return;
+      // Kept with who made it: an adapter gives back only its own provider's (OpenAI's own,
+      // unsealed, means something to OpenAI only, which gets the caller's body as it is).
+      if (typeof item.encrypted_content !== 'string' || item.encrypted_content === '') return;
+      const sealed = openSignature(item.encrypted_content);
+      const assistant = messageFor(messages, 'assistant');
+      if (!sealed || sealed.redacted) {
+        assistant.parts.push({ type: 'redacted-reasoning', data: sealed?.value ?? item.encrypted_content, ...(sealed ? { signedBy: sealed.provider } : {}) });
+        return;
+      }
       const text = Array.isArray(item.content) ? (item.content as { text?: unknown }[]).map((c) => (typeof c.text === 'string' ? c.text : '')).join('') : '';
-      messageFor(messages, 'assistant').parts.push({ type: 'reasoning', text, signature: carried });
+      assistant.parts.push({ type: 'reasoning', text, signature: sealed.value, signedBy: sealed.provider });
       return;
     }
     default:

@@ -1,6 +1,7 @@
 import type { NeutralUsage } from '../neutral/neutral-usage.ts';
 import type { StreamPart } from '../neutral/stream-part.ts';
-import { CUSTOM_TOOL_INPUT, PATCHBAY_REASONING_PREFIX } from './decode-request.ts';
+import { sealSignature } from '../neutral/signature-envelope.ts';
+import { CUSTOM_TOOL_INPUT } from './decode-request.ts';
 import { failureCode, failureMessage } from './encode-error.ts';
 import { encodeResponsesUsage } from './map-usage.ts';
 import { responsesEvent } from './responses-codec.ts';
@@ -19,13 +20,15 @@ interface OpenItem {
   /** The namespace of a namespaced function, written beside its name as the caller declared them. */
   namespace?: string;
   signature?: string;
+  /** The signature is redacted reasoning's data (no text to show), sealed as such. */
+  redacted?: boolean;
 }
 
 /** One Responses stream being written. Never mutated: each part returns a new state. */
 export interface ResponsesEncodeState {
   /** The response object's fields that are known before output (id, model, the request's echo). */
   readonly base: Record<string, unknown> & { id: string; model: string };
-  /** Which upstream wrote the answer: carried in reasoning items so a replay goes back there only. */
+  /** Which upstream wrote the answer: sealed with its signatures in reasoning items (signature-envelope.ts) so a replay goes back there only. */
   readonly upstream: string;
   /** Custom tools (their calls are custom_tool_call items) and namespaced functions (their calls carry name and namespace), by upstream name. */
   readonly toolNames: ResponsesToolNames;
@@ -79,7 +82,7 @@ export function encodeResponsesPart(part: StreamPart, state: ResponsesEncodeStat
     case 'redacted-reasoning':
       // Redacted reasoning has no text to show; it is kept only so the upstream that wrote it can have it back.
       w.ensure('reasoning', true);
-      w.sign(part.data);
+      w.sign(part.data, true);
       w.close();
       break;
     case 'tool-call-start':
@@ -139,7 +142,7 @@ function writer(initial: ResponsesEncodeState) {
       type: 'reasoning',
       summary: [],
       ...(done && open.text !== '' ? { content: [{ type: 'reasoning_text', text: open.text }] } : {}),
-      ...(done && open.signature ? { encrypted_content: `${PATCHBAY_REASONING_PREFIX}${state.upstream}:${open.signature}` } : {}),
+      ...(done && open.signature ? { encrypted_content: sealSignature(state.upstream, open.signature, open.redacted === true) } : {}),
     };
   };
   const open = (kind: OpenItem['kind'], extra: Partial<OpenItem> = {}) => {
@@ -168,6 +171,7 @@ function writer(initial: ResponsesEncodeState) {
       emit({ type: 'response.custom_tool_call_input.done', ...at, input });
     } else if (item.text !== '') {
       emit({ type: 'response.reasoning_text.done', ...at, content_index: 0, text: item.text });
+      emit({ type: 'response.content_part.done', ...at, content_index: 0, part: { type: 'reasoning_text', text: item.text } });
     }
     const done = itemOf(item, 'completed');
     emit({ type: 'response.output_item.done', output_index: item.index, item: done });
@@ -198,10 +202,14 @@ function writer(initial: ResponsesEncodeState) {
       if (item.kind === 'message') emit({ type: 'response.output_text.delta', ...at, content_index: 0, delta: text, logprobs: [] });
       else if (item.kind === 'function_call') emit({ type: 'response.function_call_arguments.delta', ...at, delta: text });
       else if (item.kind === 'custom_tool_call') return;
-      else emit({ type: 'response.reasoning_text.delta', ...at, content_index: 0, delta: text });
+      else {
+        // The reasoning text is the item's content part 0, opened with its first text as OpenAI's own stream does (the SDKs add deltas to it).
+        if (item.text === '') emit({ type: 'response.content_part.added', ...at, content_index: 0, part: { type: 'reasoning_text', text: '' } });
+        emit({ type: 'response.reasoning_text.delta', ...at, content_index: 0, delta: text });
+      }
     },
-    sign(signature: string) {
-      state = { ...state, open: { ...state.open!, signature } };
+    sign(signature: string, redacted = false) {
+      state = { ...state, open: { ...state.open!, signature, ...(redacted ? { redacted } : {}) } };
     },
     finish(reason: string, usage: NeutralUsage | null) {
       close();

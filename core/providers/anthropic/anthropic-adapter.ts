@@ -13,7 +13,9 @@ import { readSseEvents } from '../read-sse-events.ts';
 import { postToProvider, postToProviderForText } from '../post-to-provider.ts';
 import type { MessageResponse } from './anthropic-wire-types.ts';
 import { mapAnthropicError, statusOfAnthropicError } from './map-error.ts';
-import { mapNeutralRequest } from './map-neutral-request.ts';
+import { fitThinking } from './fit-thinking.ts';
+import { keepOwnReasoning } from '../keep-own-reasoning.ts';
+import { mapNeutralRequest, type MappedRequest } from './map-neutral-request.ts';
 import { createStreamState, endStream, mapMessage, mapStreamEvent } from './map-stream-event.ts';
 import { mergeChunkStreams, mergeCompletions } from './merge-choices.ts';
 
@@ -125,11 +127,11 @@ export class AnthropicAdapter implements ProviderAdapter {
   }
 }
 
-/** The Messages body, and what its mapping changed said on the attempt (a late system message's position). */
-function mapRequest(request: NeutralRequest, call: UpstreamCall) {
-  const mapped = mapNeutralRequest(request, call.endpoint);
+/** The Messages body for this call: only this provider's reasoning replayed, thinking fitted to the turn (fit-thinking.ts), and a late system message's position said on the attempt. */
+function mapRequest(request: NeutralRequest, call: UpstreamCall): MappedRequest {
+  const mapped = mapNeutralRequest(keepOwnReasoning(request, call), call.endpoint);
   for (const source of lateSystemMessages(request)) call.adjustments?.adjust(`${source}=system (the top-level system prompt: Anthropic takes no system turn inside a conversation here)`);
-  return mapped;
+  return { ...mapped, body: fitThinking(mapped.body, call) };
 }
 
 /**

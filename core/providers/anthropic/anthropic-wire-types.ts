@@ -42,7 +42,19 @@ export interface ToolResultBlockParam {
   is_error?: boolean;
 }
 
-export type ContentBlockParam = TextBlockParam | ImageBlockParam | DocumentBlockParam | ToolUseBlockParam | ToolResultBlockParam;
+/** Replayed extended thinking, exactly as Anthropic sent it (its signature checks the text). */
+export interface ThinkingBlockParam {
+  type: 'thinking';
+  thinking: string;
+  signature: string;
+}
+
+export interface RedactedThinkingBlockParam {
+  type: 'redacted_thinking';
+  data: string;
+}
+
+export type ContentBlockParam = TextBlockParam | ImageBlockParam | DocumentBlockParam | ToolUseBlockParam | ToolResultBlockParam | ThinkingBlockParam | RedactedThinkingBlockParam;
 
 export interface MessageParam {
   role: 'user' | 'assistant';
@@ -73,6 +85,7 @@ export interface MessagesRequest {
   tool_choice?: ToolChoiceParam;
   metadata?: { user_id: string };
   thinking?: { type: 'enabled'; budget_tokens: number };
+  context_management?: unknown;
   stream?: boolean;
 }
 

@@ -17,6 +17,7 @@ export interface MappedRequest {
 
 const IMAGE_MEDIA_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 const COMBINATORS = ['oneOf', 'anyOf', 'allOf'] as const;
+const ASSISTANT_BLOCKS = new Set(['text', 'tool_use', 'thinking', 'redacted_thinking']);
 
 /**
  * A neutral request -> an Anthropic Messages body. What Anthropic cannot take is refused naming
@@ -29,6 +30,8 @@ const COMBINATORS = ['oneOf', 'anyOf', 'allOf'] as const;
  * - Consecutive same-role turns are merged; in a user turn the tool_result blocks go first, as
  *   Anthropic requires after a tool_use turn. Tool ids are made valid for Anthropic, the same way
  *   in tool_use and tool_result.
+ * - Replayed reasoning this provider signed goes back as thinking blocks where it stood; the
+ *   adapter gives it only its own (keepOwnReasoning) and fits thinking to the turn (fit-thinking.ts).
  * - A response format becomes a forced tool whose input is the answer (map-stream-event.ts turns
  *   it back into text): the Messages API (2023-06-01) has no JSON mode, and a forced tool call
  *   works on every Claude model.
@@ -84,8 +87,8 @@ function mapMessages(request: NeutralRequest): { system: string | TextBlockParam
       continue;
     }
     const blocks = message.parts.flatMap((part) => mapPart(part));
-    if (message.role === 'assistant' && blocks.some((b) => b.type !== 'text' && b.type !== 'tool_use')) {
-      throw new InvalidRequestError('Anthropic accepts only text and tool calls in assistant messages.', message.source ? `${message.source}.content` : 'messages', 'unsupported_content');
+    if (message.role === 'assistant' && blocks.some((b) => !ASSISTANT_BLOCKS.has(b.type))) {
+      throw new InvalidRequestError('Anthropic accepts only text, tool calls and its own thinking in assistant messages.', message.source ? `${message.source}.content` : 'messages', 'unsupported_content');
     }
     push(message.role, blocks);
   }
@@ -120,10 +123,11 @@ function mapPart(part: MessagePart): ContentBlockParam[] {
       const content = texts.length === 0 ? {} : { content: texts.length === 1 && !texts[0].cache_control ? texts[0].text : texts };
       return [{ type: 'tool_result', tool_use_id: mapToolCallId(part.toolCallId), ...content, ...(part.isError ? { is_error: true } : {}) }];
     }
+    // Only this provider's own reasoning reaches here (keepOwnReasoning): replayed unchanged, in order.
     case 'reasoning':
+      return part.signature === undefined ? [] : [{ type: 'thinking', thinking: part.text, signature: part.signature }];
     case 'redacted-reasoning':
-      // Another upstream's reasoning: its signature means nothing to Anthropic, which refuses it.
-      return [];
+      return [{ type: 'redacted_thinking', data: part.data }];
   }
 }
 

@@ -13,6 +13,7 @@ import type { UpstreamResponse } from '../upstream-response.ts';
 import type { GeminiBatchEmbedResponse, GeminiErrorStatus, GeminiResponse } from './gemini-wire.ts';
 import { embeddingInputs, mapEmbeddingBatches, mapEmbeddingResponse, readBatchVectors } from './map-embeddings.ts';
 import { mapGeminiError, mapGeminiErrorBody, mapGeminiStreamError } from './map-error.ts';
+import { keepOwnReasoning } from '../keep-own-reasoning.ts';
 import { mapNeutralRequest } from './map-neutral-request.ts';
 import { createStreamState, finishAnswer, isStreamComplete, mapStreamEvent, type StreamState } from './map-stream-event.ts';
 import { randomToolCallId } from './tool-call-id.ts';
@@ -116,7 +117,7 @@ export class GeminiAdapter implements ProviderAdapter {
 
 /** The generateContent body, and what its mapping changed said on the attempt (a late system message's position). */
 function mapRequest(request: NeutralRequest, call: UpstreamCall) {
-  const body = mapNeutralRequest(request, call.endpoint.model);
+  const body = mapNeutralRequest(keepOwnReasoning(request, call), call.endpoint.model);
   for (const source of lateSystemMessages(request)) call.adjustments?.adjust(`${source}=systemInstruction (Gemini has no system turn inside a conversation)`);
   return body;
 }

@@ -24,8 +24,8 @@ const AUDIO_MIME: Record<string, string> = { wav: 'audio/wav', mp3: 'audio/mp3' 
  *   and ordered as the calls were; consecutive turns of one role are merged, since Gemini expects
  *   user and model to alternate.
  * - Reasoning replayed with Gemini's signature gives the signature back on the part that followed
- *   it (the answer text or function call Gemini signed); the thought text itself is not sent back,
- *   and reasoning without a signature (another upstream's) is left out.
+ *   it (the answer text or function call Gemini signed); the thought text itself is not sent back.
+ *   Only this provider's own signed reasoning reaches here (the adapter's keepOwnReasoning).
  */
 export function mapNeutralRequest(request: NeutralRequest, model: string): GeminiRequest {
   const generationConfig = mapGenerationConfig(request);
