@@ -1,36 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
 import type { ResolvedProvider } from '../config/load-config.ts';
+import { CAPABILITIES, catalogDataSchema, type Capability, type CatalogData, type CatalogSource, type PriceTier } from './catalog-schema.ts';
+import type { MatchLogic } from './match-model-id.ts';
 
-// reasoning: the model reasons before answering and takes a reasoning effort (OpenAI's reasoning_effort, a thinking budget).
-export const CAPABILITIES = ['chat', 'completions', 'embeddings', 'tools', 'images', 'logprobs', 'n', 'dimensions', 'streaming', 'reasoning'] as const;
-export type Capability = (typeof CAPABILITIES)[number];
-
-const endpointSchema = z.strictObject({
-  provider: z.string(),
-  model: z.string(),
-  inputPrice: z.number().nonnegative(),
-  outputPrice: z.number().nonnegative(),
-  cacheReadPrice: z.number().nonnegative().optional(),
-  cacheWritePrice: z.number().nonnegative().optional(),
-  cacheWrite1hPrice: z.number().nonnegative().optional(),
-  contextWindow: z.number().int().nonnegative(),
-  maxOutput: z.number().int().nonnegative(),
-  dimensions: z.number().int().positive().optional(),
-  nativeCompletions: z.boolean().optional(),
-  capabilities: z.array(z.enum(CAPABILITIES)),
-});
-
-const catalogSchema = z.strictObject({
-  pricesAsOf: z.string(),
-  priceSource: z.string(),
-  cachePriceSource: z.string(),
-  aliases: z.record(z.string(), z.array(z.string()).min(1)),
-  embeddingModels: z.record(z.string(), z.array(z.string()).min(1)),
-  /** Aliases `auto` chooses from: a fast, cheap tier and a strong tier. */
-  auto: z.strictObject({ fast: z.array(z.string()).min(1), strong: z.array(z.string()).min(1) }),
-  endpoints: z.array(endpointSchema),
-});
+export { CAPABILITIES, type Capability, type PriceTier };
 
 /** One model as one provider serves it: the unit that routing ranks and health tracks. */
 export interface Endpoint {
@@ -49,16 +22,32 @@ export interface Endpoint {
   cacheReadPrice?: number;
   cacheWritePrice?: number;
   cacheWrite1hPrice?: number;
+  /** Higher prices above a prompt size (long-context pricing), lowest threshold first; see selectPriceTier. */
+  priceTiers?: PriceTier[];
+  /**
+   * True when no table prices this model (a model only the provider's own list names): the prices
+   * above are 0 placeholders, never a price. Usage rows of it record no cost; a USD-capped key refuses it.
+   */
+  priceUnknown?: boolean;
+  /** 0 when unknown. */
   contextWindow: number;
+  /** 0 when unknown. */
   maxOutput: number;
   dimensions?: number;
+  /** The values the provider's API takes for this model's reasoning effort; undefined when unknown. */
+  reasoningEfforts?: string[];
   /** The upstream has a legacy /completions endpoint for this model; otherwise completions go through chat. */
   nativeCompletions: boolean;
   capabilities: ReadonlySet<Capability>;
 }
 
 export interface Catalog {
+  /** The day of the price table the prices come from. */
   pricesAsOf: string;
+  /** The tables the catalog was built from, with their dates. */
+  sources: CatalogSource[];
+  /** Per provider, the table's rules for other ids of a listed model (dated snapshots), in table order: see findPricedModel. */
+  priceRules: Map<string, { match: MatchLogic; endpoint: Endpoint }[]>;
   endpoints: Map<string, Endpoint>;
   /** Short alias -> endpoint ids, in catalog order. */
   aliases: Map<string, string[]>;
@@ -71,24 +60,31 @@ export interface Catalog {
 
 const DEFAULT_USER_CAPABILITIES: Capability[] = ['chat', 'completions', 'tools', 'streaming'];
 
-let shipped: z.infer<typeof catalogSchema> | undefined;
+let shipped: CatalogData | undefined;
 
-function readShippedCatalog(): z.infer<typeof catalogSchema> {
-  shipped ??= catalogSchema.parse(JSON.parse(readFileSync(new URL('./catalog.json', import.meta.url), 'utf8')));
+/** The catalog Patchbay ships (core/catalog/catalog.json, built by `npm run catalog:update`), read once. */
+export function readShippedCatalog(): CatalogData {
+  shipped ??= catalogDataSchema.parse(JSON.parse(readFileSync(new URL('./catalog.json', import.meta.url), 'utf8')));
   return shipped;
 }
 
-/** The shipped catalog plus the models that config adds (user-defined providers' models, overrides). */
-export function loadCatalog(providers: Map<string, ResolvedProvider>): Catalog {
-  const data = readShippedCatalog();
+/**
+ * A catalog's data (the shipped one, or one `patchbay models update` wrote to the data dir) plus
+ * the models that config adds (user-defined providers' models, overrides).
+ */
+export function loadCatalog(providers: Map<string, ResolvedProvider>, data: CatalogData = readShippedCatalog()): Catalog {
   const endpoints = new Map<string, Endpoint>();
+  const priceRules = new Map<string, { match: MatchLogic; endpoint: Endpoint }[]>();
   for (const entry of data.endpoints) {
-    endpoints.set(`${entry.provider}/${entry.model}`, {
-      ...entry,
+    const { match, sources: _, priceChanges: __, ...facts } = entry;
+    const endpoint: Endpoint = {
+      ...facts,
       id: `${entry.provider}/${entry.model}`,
       nativeCompletions: entry.nativeCompletions ?? false,
       capabilities: new Set(entry.capabilities),
-    });
+    };
+    endpoints.set(endpoint.id, endpoint);
+    if (match) priceRules.set(entry.provider, [...(priceRules.get(entry.provider) ?? []), { match, endpoint }]);
   }
   for (const provider of providers.values()) {
     for (const model of provider.models) {
@@ -99,6 +95,8 @@ export function loadCatalog(providers: Map<string, ResolvedProvider>): Catalog {
   }
   return {
     pricesAsOf: data.pricesAsOf,
+    sources: data.sources ?? [],
+    priceRules,
     endpoints,
     aliases: new Map(Object.entries(data.aliases)),
     embeddingModels: new Map(Object.entries(data.embeddingModels)),
@@ -123,13 +121,14 @@ export function defaultEndpoint(
     model,
     inputPrice: overrides.inputPrice ?? base?.inputPrice ?? 0,
     outputPrice: overrides.outputPrice ?? base?.outputPrice ?? 0,
-    // A price override replaces the catalog's prices: its cache prices were fractions of the old ones.
+    // A price override replaces the catalog's prices: its cache and long-context prices were fractions of the old ones.
     ...(overrides.inputPrice === undefined && base
-      ? { cacheReadPrice: base.cacheReadPrice, cacheWritePrice: base.cacheWritePrice, cacheWrite1hPrice: base.cacheWrite1hPrice }
+      ? { cacheReadPrice: base.cacheReadPrice, cacheWritePrice: base.cacheWritePrice, cacheWrite1hPrice: base.cacheWrite1hPrice, priceTiers: base.priceTiers, priceUnknown: base.priceUnknown }
       : {}),
     contextWindow: overrides.contextWindow ?? base?.contextWindow ?? 0,
     maxOutput: overrides.maxOutput ?? base?.maxOutput ?? 0,
     dimensions: base?.dimensions,
+    reasoningEfforts: base?.reasoningEfforts,
     nativeCompletions: base?.nativeCompletions ?? false,
     capabilities,
   };
