@@ -1,5 +1,5 @@
 import { matchesModelId } from './match-model-id.ts';
-import type { Catalog, Endpoint } from './load-catalog.ts';
+import type { Catalog, Endpoint } from './catalog-types.ts';
 
 /**
  * The catalog's facts for a provider's model id: its own entry, else the entry whose table

@@ -1,62 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { ResolvedProvider } from '../config/load-config.ts';
-import { CAPABILITIES, catalogDataSchema, type Capability, type CatalogData, type CatalogSource, type PriceTier } from './catalog-schema.ts';
+import { CAPABILITIES, catalogDataSchema, type Capability, type CatalogData, type PriceTier } from './catalog-schema.ts';
+import type { Catalog, Endpoint } from './catalog-types.ts';
+import { discoveredEndpoints, type ProviderModel } from './discovered-endpoints.ts';
 import type { MatchLogic } from './match-model-id.ts';
 
-export { CAPABILITIES, type Capability, type PriceTier };
-
-/** One model as one provider serves it: the unit that routing ranks and health tracks. */
-export interface Endpoint {
-  /** `provider/model`, the id a client pins with. */
-  id: string;
-  provider: string;
-  /** The provider's own model id. */
-  model: string;
-  inputPrice: number;
-  outputPrice: number;
-  /**
-   * USD per million prompt tokens read from the provider's prompt cache, and written to it
-   * (Anthropic's 5-minute and 1-hour writes). Undefined where the catalog has no such price: those
-   * tokens are then priced as input (see priceUsage).
-   */
-  cacheReadPrice?: number;
-  cacheWritePrice?: number;
-  cacheWrite1hPrice?: number;
-  /** Higher prices above a prompt size (long-context pricing), lowest threshold first; see selectPriceTier. */
-  priceTiers?: PriceTier[];
-  /**
-   * True when no table prices this model (a model only the provider's own list names): the prices
-   * above are 0 placeholders, never a price. Usage rows of it record no cost; a USD-capped key refuses it.
-   */
-  priceUnknown?: boolean;
-  /** 0 when unknown. */
-  contextWindow: number;
-  /** 0 when unknown. */
-  maxOutput: number;
-  dimensions?: number;
-  /** The values the provider's API takes for this model's reasoning effort; undefined when unknown. */
-  reasoningEfforts?: string[];
-  /** The upstream has a legacy /completions endpoint for this model; otherwise completions go through chat. */
-  nativeCompletions: boolean;
-  capabilities: ReadonlySet<Capability>;
-}
-
-export interface Catalog {
-  /** The day of the price table the prices come from. */
-  pricesAsOf: string;
-  /** The tables the catalog was built from, with their dates. */
-  sources: CatalogSource[];
-  /** Per provider, the table's rules for other ids of a listed model (dated snapshots), in table order: see findPricedModel. */
-  priceRules: Map<string, { match: MatchLogic; endpoint: Endpoint }[]>;
-  endpoints: Map<string, Endpoint>;
-  /** Short alias -> endpoint ids, in catalog order. */
-  aliases: Map<string, string[]>;
-  /** Unprefixed embedding model name -> endpoint ids. */
-  embeddingModels: Map<string, string[]>;
-  auto: { fast: string[]; strong: string[] };
-  /** The user's own aliases (routing.aliases), resolved to endpoints; they take precedence over everything else. */
-  customAliases: Map<string, Endpoint[]>;
-}
+export { CAPABILITIES, type Capability, type Catalog, type Endpoint, type PriceTier };
 
 const DEFAULT_USER_CAPABILITIES: Capability[] = ['chat', 'completions', 'tools', 'streaming'];
 
@@ -69,10 +18,11 @@ export function readShippedCatalog(): CatalogData {
 }
 
 /**
- * A catalog's data (the shipped one, or one `patchbay models update` wrote to the data dir) plus
- * the models that config adds (user-defined providers' models, overrides).
+ * A catalog's data (the shipped one, or one `patchbay models update` wrote to the data dir), the
+ * models the providers' own lists add (discovery), then the models that config adds
+ * (user-defined providers' models, overrides: a price given there prices a discovered model).
  */
-export function loadCatalog(providers: Map<string, ResolvedProvider>, data: CatalogData = readShippedCatalog()): Catalog {
+export function loadCatalog(providers: Map<string, ResolvedProvider>, data: CatalogData = readShippedCatalog(), discovered: Map<string, ProviderModel[]> = new Map()): Catalog {
   const endpoints = new Map<string, Endpoint>();
   const priceRules = new Map<string, { match: MatchLogic; endpoint: Endpoint }[]>();
   for (const entry of data.endpoints) {
@@ -86,6 +36,7 @@ export function loadCatalog(providers: Map<string, ResolvedProvider>, data: Cata
     endpoints.set(endpoint.id, endpoint);
     if (match) priceRules.set(entry.provider, [...(priceRules.get(entry.provider) ?? []), { match, endpoint }]);
   }
+  for (const endpoint of discoveredEndpoints({ endpoints, priceRules }, discovered)) endpoints.set(endpoint.id, endpoint);
   for (const provider of providers.values()) {
     for (const model of provider.models) {
       const id = `${provider.name}/${model.id}`;

@@ -1,4 +1,4 @@
-import type { Endpoint } from './load-catalog.ts';
+import type { Endpoint } from './catalog-types.ts';
 
 export type EndpointPriceFields = Pick<Endpoint, 'inputPrice' | 'outputPrice' | 'cacheReadPrice' | 'cacheWritePrice' | 'cacheWrite1hPrice'>;
 
