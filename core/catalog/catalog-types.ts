@@ -1,4 +1,5 @@
-import type { Capability, CatalogSource, PriceTier } from './catalog-schema.ts';
+import type { Capability, CatalogData, CatalogSource, PriceTier } from './catalog-schema.ts';
+import type { ProviderModel } from './discovered-endpoints.ts';
 import type { MatchLogic } from './match-model-id.ts';
 
 /** One model as one provider serves it: the unit that routing ranks and health tracks. */
@@ -38,6 +39,9 @@ export interface Endpoint {
 }
 
 export interface Catalog {
+  /** What the catalog was loaded from: the table's data and the providers' own lists. A config change loads again from them. */
+  data: CatalogData;
+  discovered: Map<string, ProviderModel[]>;
   /** The day of the price table the prices come from. */
   pricesAsOf: string;
   /** The tables the catalog was built from, with their dates. */

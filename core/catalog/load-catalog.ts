@@ -45,6 +45,8 @@ export function loadCatalog(providers: Map<string, ResolvedProvider>, data: Cata
     }
   }
   return {
+    data,
+    discovered,
     pricesAsOf: data.pricesAsOf,
     sources: data.sources ?? [],
     priceRules,
