@@ -1,5 +1,4 @@
 import type { Capability, CatalogData, CatalogSource, PriceTier } from './catalog-schema.ts';
-import type { ProviderModel } from './discovered-endpoints.ts';
 import type { MatchLogic } from './match-model-id.ts';
 
 /** One model as one provider serves it: the unit that routing ranks and health tracks. */
@@ -56,4 +55,12 @@ export interface Catalog {
   auto: { fast: string[]; strong: string[] };
   /** The user's own aliases (routing.aliases), resolved to endpoints; they take precedence over everything else. */
   customAliases: Map<string, Endpoint[]>;
+}
+
+/** One model as a provider's own list names it (core/providers/discover-models.ts reads the lists). */
+export interface ProviderModel {
+  id: string;
+  kind?: 'chat' | 'embeddings' | 'other';
+  contextWindow?: number;
+  maxOutput?: number;
 }

@@ -1,15 +1,9 @@
 import { PROVIDER_POLICIES } from './catalog-policy.ts';
 import type { Capability } from './catalog-schema.ts';
 import { findPricedModel } from './find-priced-model.ts';
-import type { Catalog, Endpoint } from './catalog-types.ts';
+import type { Catalog, Endpoint, ProviderModel } from './catalog-types.ts';
 
-/** One model as a provider's own list names it (core/providers/discover-models.ts reads the lists). */
-export interface ProviderModel {
-  id: string;
-  kind?: 'chat' | 'embeddings' | 'other';
-  contextWindow?: number;
-  maxOutput?: number;
-}
+export type { ProviderModel };
 
 /** What a list names that is not a chat or embedding model (OpenAI's list says nothing of kinds). */
 const NOT_CHAT = /dall-e|whisper|tts|sora|imagen|veo|moderation|davinci|babbage|transcribe|realtime|audio|image|search|computer-use|aqa|embedding-gecko/i;

@@ -13,13 +13,6 @@ import { formatTable } from './format-table.ts';
 import { parseCommand } from './parse-command.ts';
 import { UsageError } from './usage-error.ts';
 
-export const MODELS_HELP = `patchbay models [list] [--json]
-    The models Patchbay knows, with windows and prices (USD per million tokens), and how old the prices are.
-patchbay models update [--url URL]
-    Fetches the newest price table (config catalog.url; default genai-prices' own copy) into the data dir:
-    a running Patchbay uses it at once, without a restart. Offline, it says so and keeps what it has.
-`;
-
 /** `patchbay models` and `patchbay models update`: through the running server's /api, else on the data dir itself. */
 export async function runModelsCommand(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommand(args, { json: { type: 'boolean' }, url: { type: 'string' } });

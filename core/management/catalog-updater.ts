@@ -25,7 +25,10 @@ export interface CatalogUpdaterDeps {
   log: (line: string) => void;
   /** The catalog data or the discovered lists changed: rebuild the router's catalog (loadCatalog(providers, data, discovered)). */
   changed: (state: CatalogState) => void;
+  /** 0: no rounds after the first. */
   discoverEveryMs?: number;
+  /** Read the lists once right after start (default: when discoverEveryMs is above 0). */
+  discoverAtStart?: boolean;
   fetch?: typeof fetch;
   discover?: typeof discoverModels;
 }
@@ -60,6 +63,10 @@ export class CatalogUpdater {
   private errors = new Map<string, string>();
   private timer: NodeJS.Timeout | null = null;
   private discovering: Promise<void> | null = null;
+  /** Cuts a round of discovery short when Patchbay stops. */
+  private readonly stopping = new AbortController();
+  /** The round of discovery started with Patchbay (null when none): tests wait for it. */
+  firstDiscovery: Promise<void> | null = null;
   private updating: Promise<CatalogUpdate> | null = null;
 
   constructor(deps: CatalogUpdaterDeps) {
@@ -84,14 +91,16 @@ export class CatalogUpdater {
       // Unref'd: discovery never keeps a CLI command or a test alive.
       this.timer = setInterval(() => void this.discover(), every);
       this.timer.unref();
-      setImmediate(() => void this.discover());
     }
+    // After start returns: the first request never waits for a provider's list.
+    if (this.deps.discoverAtStart ?? every > 0) this.firstDiscovery = new Promise((resolve) => setImmediate(resolve)).then(() => this.discover());
     return this.state;
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.stopping.abort();
   }
 
   /** Fetches, checks and stores a new table; throws CatalogUpdateError (offline, refused) and keeps the catalog in use. */
@@ -118,15 +127,17 @@ export class CatalogUpdater {
         const discover = this.deps.discover ?? discoverModels;
         let changed = false;
         for (const provider of this.deps.providers().values()) {
+          if (this.stopping.signal.aborted) return;
           if (!provider.builtin || !provider.enabled) continue;
           const secret = this.deps.secret(provider);
           if (provider.requiresKey && !secret) continue;
           try {
-            const models = await withTimeout(discover(provider, secret, this.deps.connectTimeoutMs()), DISCOVER_ONE_TIMEOUT_MS, provider.name);
+            const models = await withTimeout(discover(provider, secret, this.deps.connectTimeoutMs(), this.stopping.signal), DISCOVER_ONE_TIMEOUT_MS, provider.name);
             this.cache[provider.name] = { fetchedAt: new Date().toISOString(), models };
             this.errors.delete(provider.name);
             changed = true;
           } catch (error) {
+            if (this.stopping.signal.aborted) return;
             const message = (error as Error).message;
             if (this.errors.get(provider.name) !== message) this.deps.log(`Model discovery: ${message} Keeping its last list.`);
             this.errors.set(provider.name, message);

@@ -186,7 +186,9 @@ export const POSTGRES_MIGRATIONS: string[] = [
      prices_as_of text NOT NULL,
      -- The catalog's JSON (core/catalog/catalog-schema.ts), text to keep it as written.
      data text NOT NULL,
-     updated_at timestamptz NOT NULL DEFAULT now());`,
+     updated_at timestamptz NOT NULL DEFAULT now());
+   -- A model no price table knows has no cost: cost_usd keeps 0 (sums stay sums) and this says so (SQLite's migration 16).
+   ALTER TABLE usage ADD COLUMN price_unknown smallint NOT NULL DEFAULT 0;`,
 ];
 
 /**

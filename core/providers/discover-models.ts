@@ -26,11 +26,11 @@ const DISCOVER_TIMEOUT_MS = 10_000;
  * (Together), Anthropic's pages (`data`, `has_more`, `last_id`) or Gemini's (`models[].name`,
  * `nextPageToken`), each page asked for at its largest size, at most MAX_PAGES of them.
  */
-export async function discoverModels(provider: ResolvedProvider, secret: string | undefined, connectTimeoutMs: number): Promise<DiscoveredModel[]> {
+export async function discoverModels(provider: ResolvedProvider, secret: string | undefined, connectTimeoutMs: number, signal?: AbortSignal): Promise<DiscoveredModel[]> {
   const found = new Map<string, DiscoveredModel>();
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const body = await fetchPage(provider, secret, connectTimeoutMs, pageQuery(provider, cursor));
+    const body = await fetchPage(provider, secret, connectTimeoutMs, pageQuery(provider, cursor), signal);
     const models = listedModels(body);
     if (!models) throw unreachable(provider, 'its GET /models answer lists no models in a known shape (data[].id or models[].name)');
     for (const model of models) if (!found.has(model.id)) found.set(model.id, model);
@@ -53,7 +53,7 @@ function nextCursor(provider: ResolvedProvider, body: unknown): string | undefin
   return undefined;
 }
 
-async function fetchPage(provider: ResolvedProvider, secret: string | undefined, connectTimeoutMs: number, query: string): Promise<unknown> {
+async function fetchPage(provider: ResolvedProvider, secret: string | undefined, connectTimeoutMs: number, query: string, signal?: AbortSignal): Promise<unknown> {
   let response;
   try {
     response = await sendUpstreamForText({
@@ -62,7 +62,7 @@ async function fetchPage(provider: ResolvedProvider, secret: string | undefined,
       method: 'GET',
       headers: { accept: 'application/json', ...authHeaders(provider.protocol, secret), ...provider.headers },
       body: '',
-      signal: AbortSignal.timeout(DISCOVER_TIMEOUT_MS),
+      signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(DISCOVER_TIMEOUT_MS)]) : AbortSignal.timeout(DISCOVER_TIMEOUT_MS),
       timeoutMs: DISCOVER_TIMEOUT_MS,
       dispatcher: getUpstreamAgent(connectTimeoutMs),
     });

@@ -33,7 +33,6 @@ describe('resolveModel', () => {
 
   it.each([
     ['gpt-9000', 404, 'model_not_found'],
-    ['openai/gpt-9000', 404, 'model_not_found'],
     ['gpt-4o:fastest', 400, 'invalid_strategy'],
   ])('refuses %s', (model, status, code) => {
     expect(() => resolveModel(model, catalog, config.providers)).toThrow(expect.objectContaining({ status, code }));
