@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FileCatalogStore } from '../catalog/catalog-store.ts';
+import { FileCatalogStore, type CatalogStore } from '../catalog/catalog-store.ts';
 import { CatalogUpdateError } from '../catalog/fetch-price-table.ts';
 import { loadConfigFile } from '../config/load-config.ts';
 import { callManagementApi, ManagementApiError } from '../management/call-management-api.ts';
@@ -70,17 +70,28 @@ async function callServer(server: { url: string; token: string }, method: string
   return JSON.parse(await callManagementApi(server.url, server.token, { method, path, body, timeoutMs: 120_000 }));
 }
 
-/** No server runs: fetch into the data dir; the next start reads it. */
+/** No server runs here: fetch into the data dir (or the team's database, PATCHBAY_DATABASE_URL, whose replicas take it at once); the next start reads it. */
 async function updateOffline(dataDir: string, configPath: string | undefined, url: string | undefined, io: CliIo): Promise<{ summary: string }> {
   const config = loadConfigFile(configPath ?? join(dataDir, 'config.json'), { required: configPath !== undefined });
+  const log = (line: string) => io.err(`${line}\n`);
+  const databaseUrl = io.env.PATCHBAY_DATABASE_URL || undefined;
+  const team = databaseUrl ? await (await import('../postgres/postgres-catalog-store.ts')).openPostgresCatalogStore(databaseUrl, log) : null;
+  try {
+    return await fetchInto(dataDir, config, url, team?.store ?? new FileCatalogStore(dataDir, log), log);
+  } finally {
+    await team?.close();
+  }
+}
+
+async function fetchInto(dataDir: string, config: ReturnType<typeof loadConfigFile>, url: string | undefined, store: CatalogStore, log: (line: string) => void): Promise<{ summary: string }> {
   const updater = new CatalogUpdater({
     dataDir,
-    store: new FileCatalogStore(dataDir, (line) => io.err(`${line}\n`)),
+    store,
     url: () => url ?? config.catalogUrl,
     providers: () => new Map(),
     secret: () => undefined,
     connectTimeoutMs: () => config.connectTimeoutMs,
-    log: (line) => io.err(`${line}\n`),
+    log,
     changed: () => undefined,
     discoverEveryMs: 0,
   });

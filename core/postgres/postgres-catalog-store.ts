@@ -1,7 +1,8 @@
-import type pg from 'pg';
+import pg from 'pg';
 import { catalogDataSchema, type CatalogData } from '../catalog/catalog-schema.ts';
 import type { CatalogStore } from '../catalog/catalog-store.ts';
-import type { PostgresListener } from './postgres-listener.ts';
+import { PostgresListener } from './postgres-listener.ts';
+import { migratePostgres } from './postgres-migrations.ts';
 
 /** Every replica listens here; a replica that updated the catalog notifies the others. */
 export const CATALOG_CHANNEL = 'patchbay_catalog';
@@ -60,4 +61,21 @@ export class PostgresCatalogStore implements CatalogStore {
     }
     return { revision: Number(result.rows[0].revision), data: parsed.data };
   }
+}
+
+/**
+ * The team's catalog store for a one-off command (`patchbay models update` with
+ * PATCHBAY_DATABASE_URL and no replica on this machine): its save notifies the running replicas.
+ */
+export async function openPostgresCatalogStore(url: string, log: (line: string) => void): Promise<{ store: PostgresCatalogStore; close(): Promise<void> }> {
+  const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 5_000 });
+  try {
+    await migratePostgres(pool);
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  // Never started: a one-off command saves and leaves; it needs no notifications.
+  const store = new PostgresCatalogStore(pool, new PostgresListener(url, log), log);
+  return { store, close: () => pool.end() };
 }

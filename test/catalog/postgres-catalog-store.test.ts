@@ -1,4 +1,10 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
+import { runModelsCommand } from '../../core/cli/models-command.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readShippedCatalog } from '../../core/catalog/load-catalog.ts';
 import type { CatalogData } from '../../core/catalog/catalog-schema.ts';
@@ -44,6 +50,33 @@ describe("a team's updated catalog in PostgreSQL", () => {
         await r.listener.close();
         await r.pool.end();
       }
+    }
+  });
+
+  it('patchbay models update with PATCHBAY_DATABASE_URL on a machine with no replica reaches the running replicas', async () => {
+    const url = await cluster.createDatabase();
+    const pool = new pg.Pool({ connectionString: url });
+    await migratePostgres(pool);
+    const listener = new PostgresListener(url, () => undefined, { name: 'catalog test running replica' });
+    const running = new PostgresCatalogStore(pool, listener, () => undefined);
+    const seen: string[] = [];
+    running.onChange = (data) => seen.push(data.pricesAsOf);
+    await listener.start();
+    const table = readFileSync(new URL('../../core/catalog/sources/genai-prices.json', import.meta.url), 'utf8');
+    const server = createServer((req, res) => res.writeHead(200, { 'content-type': 'application/json', 'last-modified': 'Mon, 30 Nov 2026 08:00:00 GMT' }).end(table));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const dataDir = mkdtempSync(join(tmpdir(), 'patchbay-models-team-'));
+    try {
+      const out: string[] = [];
+      const code = await runModelsCommand(['update', '--url', `http://127.0.0.1:${(server.address() as AddressInfo).port}/data.json`], { out: (t) => out.push(t), err: (t) => out.push(t), env: { PATCHBAY_HOME: dataDir, PATCHBAY_DATABASE_URL: url } });
+      expect(out.join('')).toMatch(/^Updated the catalog: 96 models, prices as of 2026-11-30/);
+      expect(code).toBe(0);
+      await expect.poll(() => seen).toEqual(['2026-11-30']);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      rmSync(dataDir, { recursive: true, force: true });
+      await listener.close();
+      await pool.end();
     }
   });
 });
