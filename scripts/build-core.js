@@ -6,7 +6,7 @@
 //   node scripts/build-core.js [outDir]     build now
 //   import { ensureCoreBuilt } ...          build only when a source is newer than the last build
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -38,6 +38,8 @@ export function buildCore(outDir = join(root, 'dist'), node = process.execPath) 
   if (tsc.status !== 0) throw new Error(`Compiling core/ failed:\n${tsc.stdout}${tsc.stderr}`);
   // What the compiled code reads next to itself: the catalog, and the package's name and version.
   copyFileSync(join(root, 'core', 'catalog', 'catalog.json'), join(out, 'core', 'catalog', 'catalog.json'));
+  // The snapshots `patchbay models update` builds a fetched price table with (core/catalog/sources/README.md).
+  cpSync(join(root, 'core', 'catalog', 'sources'), join(out, 'core', 'catalog', 'sources'), { recursive: true });
   const { name, version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   writeFileSync(join(out, 'package.json'), `${JSON.stringify({ name, version, private: true, type: 'module' }, null, 2)}\n`);
   writeFileSync(join(out, STAMP), new Date().toISOString());

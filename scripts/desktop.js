@@ -2,7 +2,7 @@
 // `npm run dist` (installers into dist-app/ with electron-builder). Electron's binary is fetched on
 // first use; where its download host is unreachable both stop with one message saying so.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +34,8 @@ function buildElectron() {
   if (tsc.status !== 0) fail(`Compiling electron/ failed:\n${tsc.stdout}${tsc.stderr}`);
   // The preload must be CommonJS (sandboxed preloads cannot be ES modules): tsc emits preload.cjs from preload.cts.
   copyFileSync(join(root, 'core', 'catalog', 'catalog.json'), join(out, 'core', 'catalog', 'catalog.json'));
+  // The snapshots `patchbay models update` builds a fetched price table with (core/catalog/sources/README.md).
+  cpSync(join(root, 'core', 'catalog', 'sources'), join(out, 'core', 'catalog', 'sources'), { recursive: true });
   mkdirSync(join(out, 'bin'), { recursive: true });
   copyFileSync(join(root, 'bin', 'node-flags.js'), join(out, 'bin', 'node-flags.js'));
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));

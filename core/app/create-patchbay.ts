@@ -15,6 +15,8 @@ import { createManagement, type Management } from '../management/create-manageme
 import { HealthTracker } from '../routing/health-tracker.ts';
 import { loadAdminToken } from '../secrets/admin-token.ts';
 import { createRouter } from './create-router.ts';
+import { startCatalog } from './start-catalog.ts';
+import type { CatalogUpdater } from '../management/catalog-updater.ts';
 import type { Catalog } from '../catalog/load-catalog.ts';
 import { tightenPermissions } from './tighten-permissions.ts';
 import { IdleMemory } from '../runtime/idle-memory.ts';
@@ -68,6 +70,8 @@ export interface PatchbayOptions {
   healthClock?: () => number;
   /** Quiet time after the last routed request before memory goes back to the system (default IDLE_COLLECT_AFTER_MS; tests set short ones). */
   idleCollectAfterMs?: number;
+  /** Read each keyed provider's own model list at start and every catalog.discoverEveryMinutes (default true). */
+  discovery?: boolean;
 }
 
 export interface Patchbay {
@@ -88,6 +92,8 @@ export interface Patchbay {
   keys: KeyStore;
   usage: UsageStore;
   health: HealthTracker;
+  /** The catalog's updates (`patchbay models update`) and the providers' own model lists. */
+  models: CatalogUpdater;
   management: Management;
   /** Live events (request, breaker, key_cap, routing) for GET /api/events. */
   events: EventHub;
@@ -159,6 +165,8 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
   // Pass-through ids (any model of a user-defined provider) are not in the catalog: their health expires.
   const health = new HealthTracker({ ...config.breaker, windowSize: config.healthWindow.size, windowMs: config.healthWindow.maxAgeMs }, options.healthClock ?? Date.now, (id) => catalog.endpoints.has(id));
   const { catalog, router } = createRouter(config, secrets, health);
+  // An updated catalog stored earlier, then the providers' own lists (in the background).
+  const models = await startCatalog({ dataDir: options.dataDir, config, catalog, secrets, store: team?.catalog, discovery: options.discovery ?? true, log });
   seedHealth(health, await stores.reader.recentAttempts(Date.now() - config.healthWindow.maxAgeMs));
   const interfaces = networkInterfaces();
   const { hostGuard, publicOrigin, lifecycle } = createFrontDoor(config, host, interfaces);
@@ -191,6 +199,7 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
     onRoutingChange: (routing) => events.emit('routing', routing),
     idleMemory: () => idleMemory.stats(),
     telemetry,
+    models,
   });
   const adminToken = loadAdminToken(options.dataDir);
   // One machine: in memory only (restarting Patchbay signs every dashboard out). A team: in PostgreSQL.
@@ -208,6 +217,7 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
     await telemetry.apply(config.telemetry);
   } catch (error) {
     await telemetry.close();
+    models.stop();
     await storage.close();
     throw error;
   }
@@ -235,6 +245,7 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
     // on another port (the desktop app) holds one database and one writer thread, not two.
     events.close();
     await telemetry.close();
+    models.stop();
     await storage.close();
     await closeTokenCounter();
     throw error;
@@ -259,6 +270,7 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
       rmSync(serverFile, { force: true });
       unannounce();
       idleMemory.close();
+      models.stop();
       events.close();
       await stopHttpServer(server, options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
       // Requests cut at the deadline still finish their bookkeeping: wait for it, then save.
@@ -294,6 +306,7 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
       return sqliteOnly(stores).usage;
     },
     health,
+    models,
     firstKey,
     publicUrl: config.publicUrl,
     database: stores.postgres?.shownAs ?? null,

@@ -121,6 +121,18 @@ The profiles "patchbay claude" and "patchbay codex" start the agents with, saved
 ANTHROPIC_MODEL (and its opus and sonnet tiers), background its haiku tier (session titles and
 other background work), subagent CLAUDE_CODE_SUBAGENT_MODEL; context-window the main model's real
 window (Claude Code assumes 1M tokens for models it does not know). Codex: its model and window.`,
+  models: `Usage: patchbay models [list] [--json]
+       patchbay models update [--url URL]
+
+"models" lists the models the running Patchbay serves (those the providers' own lists add
+included), with their windows and prices in USD per million tokens, and says how old the prices
+are; "unknown" where no price table knows a model. "update" fetches the newest price table (config
+catalog.url; default genai-prices' own copy on GitHub), checks it (a table that drops most models
+or prices them at 0 is refused) and puts it in force without a restart; without a running
+Patchbay it is written to the data dir for the next start. Offline it says so and exits 1; the
+catalog in use stays.
+
+  --url URL   fetch this table this once (http or https)`,
   usage: `Usage: patchbay usage [--month YYYY-MM] [--by model|provider|provider-key|key|day|session] [--json] [--export csv|json]
 
 A month's totals (default: this month, UTC), grouped by model unless --by says otherwise.

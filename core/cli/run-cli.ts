@@ -42,6 +42,8 @@ Usage:
       (made on first use, kept in the keychain) and its profile (patchbay agents).
   patchbay agents show [--json] | set claude|codex [--main M] [--background M] [--subagent M] [--context-window N]
       The models and window "patchbay claude" and "patchbay codex" start the agents with.
+  patchbay models [list] [--json] | update [--url URL]
+      The models and prices (and how old they are); update fetches the newest price table.
 
 While "patchbay serve" runs, these commands go through its management API; otherwise they
 work on the data dir directly.
@@ -95,6 +97,8 @@ export async function runCli(argv: string[], given: CliIo = defaultIo): Promise<
         return await (await import('./agent-command.ts')).runAgentCommand(command, rest, io);
       case 'agents':
         return await (await import('./agents-command.ts')).runAgentsCommand(rest, io);
+      case 'models':
+        return await (await import('./models-command.ts')).runModelsCommand(rest, io);
       case '-v':
       case '--version':
       case 'version':

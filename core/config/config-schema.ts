@@ -237,6 +237,14 @@ export const configSchema = z.strictObject({
         .optional(),
     })
     .optional(),
+  catalog: z
+    .strictObject({
+      /** Where `patchbay models update` fetches the price table (default: genai-prices' own copy on GitHub); http(s). */
+      url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+      /** How often each keyed provider's own model list is read again, in minutes (default 360; 0: only at start). */
+      discoverEveryMinutes: z.number().int().nonnegative().optional(),
+    })
+    .optional(),
   usage: z
     .strictObject({
       /** Flat fee in USD added to every request's cost. */

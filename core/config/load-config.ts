@@ -64,6 +64,10 @@ export interface PatchbayConfig {
   paused: boolean;
   /** keys.capsWhenDatabaseUnreachable: capped keys while PostgreSQL is away, refused (closed, the default) or admitted unchecked (open). */
   capsWhenDatabaseUnreachable: 'closed' | 'open';
+  /** catalog.url: the price table `patchbay models update` fetches; undefined: genai-prices' own copy. */
+  catalogUrl: string | undefined;
+  /** catalog.discoverEveryMinutes, in ms: how often the providers' own model lists are read again (0: only at start). */
+  discoverEveryMs: number;
   /** agents: the profiles `patchbay claude` and `patchbay codex` start the agents with. */
   agents: AgentProfiles;
   /** telemetry: as written (core/telemetry resolves it with the OTEL_* environment). */
@@ -200,6 +204,8 @@ function resolveConfig(file: PatchbayConfigFile, path: string | null): PatchbayC
     agents: file.agents ?? {},
     capsWhenDatabaseUnreachable: file.keys?.capsWhenDatabaseUnreachable ?? 'closed',
     telemetry: file.telemetry ?? {},
+    catalogUrl: file.catalog?.url,
+    discoverEveryMs: (file.catalog?.discoverEveryMinutes ?? 360) * 60_000,
   };
 }
 

@@ -2,6 +2,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { tokensEqual } from '../secrets/admin-token.ts';
 import { InvalidRequestError, PatchbayError, RateLimitError } from '../errors/patchbay-error.ts';
 import {
+  catalogUpdateSchema,
   createKeySchema,
   explainRouteSchema,
   newProviderSchema,
@@ -214,6 +215,8 @@ export function createApiRouter(deps: ApiDeps): express.Router {
   });
   router.post('/providers/:name/discover', json((req) => management.discoverProviderModels(param(req, 'name'))));
   router.get('/models', json(() => management.listModels()));
+  router.get('/catalog', json(() => management.catalogStatus()));
+  router.post('/catalog/update', json(async (req) => management.updateCatalog(await body(req, catalogUpdateSchema))));
   router.get('/agents', json(() => management.agents()));
   router.patch('/providers/:name', json(async (req) => management.updateProvider(param(req, 'name'), await body(req, providerSettingsSchema))));
   router.put('/providers/:name/secret', json(async (req) => management.setProviderSecret(param(req, 'name'), (await body<{ secret: string }>(req, providerSecretSchema)).secret)));

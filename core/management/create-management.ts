@@ -1,4 +1,5 @@
 import { describeAgents } from './describe-agents.ts';
+import { catalogStatus, updateCatalog } from './manage-catalog.ts';
 import { createKey, listKeys, revokeKey, rotateKey, updateKey } from './manage-keys.ts';
 import { deleteProviderSecret, setProviderSecret, testProvider } from './manage-provider-keys.ts';
 import { addProvider, deleteProvider, discoverProviderModels, listProviders, updateProvider } from './manage-providers.ts';
@@ -18,6 +19,7 @@ const operations = {
   usageSummary, usageRequests, exportUsage, usageTotals, usageSeries, usageBreakdown, usageLatency, usageLog, usageSessionRequests, usageSessions, usageRequest,
   status, setBaseUrl, subscribeEvents,
   getTelemetry, setTelemetry,
+  catalogStatus, updateCatalog,
 } satisfies Record<string, (ctx: ManagementContext, ...args: never[]) => unknown>;
 
 type Operations = typeof operations;

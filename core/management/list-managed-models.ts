@@ -28,8 +28,9 @@ export function listManagedModels(catalog: Catalog, config: PatchbayConfig): Man
       members: [endpoint.id],
       context_window: endpoint.contextWindow,
       capabilities: [...endpoint.capabilities],
-      input_price: endpoint.inputPrice,
-      output_price: endpoint.outputPrice,
+      // Null: no price table knows the model (one only its provider's list names).
+      input_price: endpoint.priceUnknown ? null : endpoint.inputPrice,
+      output_price: endpoint.priceUnknown ? null : endpoint.outputPrice,
       enabled: enabled(endpoint),
     });
   }

@@ -12,6 +12,7 @@ import type { LiveConfig } from './apply-config-change.ts';
 import type { IdleMemoryStats } from '../runtime/idle-memory.ts';
 import type { RoutingView } from './routing-view.ts';
 import type { Telemetry } from '../telemetry/telemetry.ts';
+import type { CatalogUpdater } from './catalog-updater.ts';
 
 export interface ManagementDeps {
   config: PatchbayConfig;
@@ -36,6 +37,8 @@ export interface ManagementDeps {
   idleMemory?: () => IdleMemoryStats;
   /** The running server's OpenTelemetry export (GET/PUT /api/telemetry); absent in the CLI's offline mode. */
   telemetry?: Pick<Telemetry, 'status' | 'apply'>;
+  /** The running server's catalog updates and model discovery (absent in the CLI's offline mode). */
+  models?: Pick<CatalogUpdater, 'status' | 'update'>;
 }
 
 /**

@@ -138,3 +138,7 @@ export const usageSessionsQuerySchema = usageLogQuerySchema;
 /** GET /api/usage/requests?session=ID: one session's requests (its range defaults to all time). */
 export const usageSessionRequestsQuerySchema = usageLogQuerySchema.extend({ session: z.string().min(1).max(128) });
 export type UsageRangeQuery = z.infer<typeof usageTotalsQuerySchema>;
+
+/** POST /api/catalog/update: the price table to fetch this once (default: config catalog.url, else genai-prices' own copy). */
+export const catalogUpdateSchema = z.strictObject({ url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional() });
+export type CatalogUpdateInput = z.infer<typeof catalogUpdateSchema>;

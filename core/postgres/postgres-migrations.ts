@@ -178,6 +178,17 @@ export const POSTGRES_MIGRATIONS: string[] = [
   // pairs. Expand only: the older index stays for a release that still reads it (its removal is a
   // later contract step, schema-compatibility.ts).
   `CREATE INDEX usage_status_session_key ON usage (status, ts, session_id, key_id) WHERE session_id IS NOT NULL;`,
+  // Issue 33: the catalog `patchbay models update` fetched, shared by the replicas (core/postgres/postgres-catalog-store.ts).
+  `CREATE SEQUENCE gateway_catalog_revisions;
+   CREATE TABLE gateway_catalog (
+     id smallint PRIMARY KEY CHECK (id = 1),
+     revision bigint NOT NULL,
+     prices_as_of text NOT NULL,
+     -- The catalog's JSON (core/catalog/catalog-schema.ts), text to keep it as written.
+     data text NOT NULL,
+     updated_at timestamptz NOT NULL DEFAULT now());
+   -- A model no price table knows has no cost: cost_usd keeps 0 (sums stay sums) and this says so (SQLite's migration 16).
+   ALTER TABLE usage ADD COLUMN price_unknown smallint NOT NULL DEFAULT 0;`,
 ];
 
 /**

@@ -17,7 +17,7 @@ const COLUMNS: [string, string][] = [
   ['latency_ms', 'double precision'], ['first_byte_ms', 'double precision'], ['attempts', 'text'], ['route_reason', 'text'],
   ['cache_read_tokens', 'bigint'], ['cache_write_5m_tokens', 'bigint'], ['cache_write_1h_tokens', 'bigint'], ['reasoning_tokens', 'bigint'],
   ['adjustments', 'text'], ['provider_key', 'text'], ['session_id', 'text'], ['session_source', 'text'], ['agent_id', 'text'], ['parent_agent_id', 'text'],
-  ['cache_saved_usd', 'double precision'], ['error_message', 'text'], ['fallback', 'smallint'],
+  ['cache_saved_usd', 'double precision'], ['error_message', 'text'], ['fallback', 'smallint'], ['price_unknown', 'smallint'],
 ];
 
 function toJsonRow(r: UsageRecord): Record<string, unknown> {
@@ -29,7 +29,7 @@ function toJsonRow(r: UsageRecord): Record<string, unknown> {
     cache_write_5m_tokens: r.cacheWrite5mTokens ?? 0, cache_write_1h_tokens: r.cacheWrite1hTokens ?? 0, reasoning_tokens: r.reasoningTokens ?? 0,
     adjustments: r.adjustments ? JSON.stringify(r.adjustments) : null, provider_key: r.providerKey ?? null,
     session_id: r.sessionId ?? null, session_source: r.sessionSource ?? null, agent_id: r.agentId ?? null, parent_agent_id: r.parentAgentId ?? null,
-    cache_saved_usd: r.cacheSavedUsd ?? 0, error_message: r.errorMessage ?? null, fallback: r.fallback ? 1 : 0,
+    cache_saved_usd: r.cacheSavedUsd ?? 0, error_message: r.errorMessage ?? null, fallback: r.fallback ? 1 : 0, price_unknown: r.priceUnknown ? 1 : 0,
   };
 }
 

@@ -4,6 +4,7 @@ import { ContextLengthError } from '../errors/patchbay-error.ts';
 import { AllProvidersFailedError } from '../errors/provider-error.ts';
 import { findIneligibility, type EligibilityView } from './find-ineligibility.ts';
 import { rankEndpoints } from './rank-endpoints.ts';
+import { checkPricedModels } from './check-priced-models.ts';
 import { checkAllowedModels, type RouteShape } from './resolve-route-groups.ts';
 import { ASSUMED_COMPLETION_TOKENS, type Operation, type PlannedCandidate, type RoutePlan, type RouteRequest, type Skip } from './route-plan.ts';
 import { stickTo, stickyKey } from './stick-route.ts';
@@ -43,7 +44,9 @@ export function planRoute(request: RouteRequest, shape: RouteShape, view: PlanVi
   const explain = options.explain === true;
   const strategy = request.strategy ?? shape.strategy ?? view.defaultStrategy;
   const skipped: Skip[] = explain ? [...shape.incapable] : [];
-  const refused = checkAllowedModels(request, shape, explain ? skipped : undefined);
+  const notAllowed = checkAllowedModels(request, shape, explain ? skipped : undefined);
+  const unpriced = checkPricedModels(request, shape, explain ? skipped : undefined);
+  const refused = unpriced && notAllowed ? new Set([...notAllowed, ...unpriced]) : (notAllowed ?? unpriced);
   const output = request.maxTokens ?? 0;
   const completionTokens = request.maxTokens ?? ASSUMED_COMPLETION_TOKENS;
   const seen = new Set<string>();

@@ -1,5 +1,7 @@
 import { STRATEGIES, type Strategy } from '../config/config-schema.ts';
 import type { ResolvedProvider } from '../config/load-config.ts';
+import { endpointForProviderModel } from '../catalog/discovered-endpoints.ts';
+import { findPricedModel } from '../catalog/find-priced-model.ts';
 import { defaultEndpoint, type Catalog, type Endpoint } from '../catalog/load-catalog.ts';
 import { InvalidRequestError, ModelNotFoundError } from '../errors/patchbay-error.ts';
 import { closeMatches } from './close-matches.ts';
@@ -68,6 +70,13 @@ export function resolveModel(model: string, catalog: Catalog, providers: Map<str
       param,
     );
   }
+  // A built-in provider's id that neither the table nor its own list knows (a model newer than both):
+  // sent to that provider, priced by the table's rules for a dated id, else with its price unknown.
+  // Patchbay does not refuse what the provider might serve; the provider's own 404 answers if not.
+  if (provider && providerModel) return { requested: model, pinned: true, strategy, endpoints: [endpointForProviderModel(catalog, provider.name, providerModel)] };
+  // A dated or respelled id (gpt-5.1-2025-11-13) the table's rules give to exactly one provider.
+  const ruled = [...catalog.priceRules.keys()].flatMap((p) => (providers.has(p) ? [findPricedModel(catalog, p, name)] : [])).filter((e) => e !== undefined);
+  if (ruled.length === 1) return { requested: model, pinned: true, strategy, endpoints: ruled };
   const suggestions = closeMatches(name, [
     ...catalog.customAliases.keys(),
     ...catalog.aliases.keys(),
@@ -76,12 +85,6 @@ export function resolveModel(model: string, catalog: Catalog, providers: Map<str
     ...[...catalog.endpoints.values()].map((e) => e.model),
   ]);
   const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.map((s) => `"${s}"`).join(', ')}?` : '';
-  if (provider) {
-    throw new ModelNotFoundError(
-      `The model "${name}" is not in Patchbay's catalog for ${provider.name}.${hint} GET /v1/models lists the models you can use; add others under providers.${provider.name}.models in the config file.`,
-      param,
-    );
-  }
   throw new ModelNotFoundError(
     `The model "${model}" does not exist.${hint || ` Use a provider-prefixed id such as "openai/gpt-4o", or an alias such as ${[...catalog.aliases.keys()]
       .slice(0, 4)

@@ -21,6 +21,9 @@ export interface RouteRequest {
   maxTokens: number | undefined;
   /** The key's model restriction (ids or aliases), or null for all. */
   allowedModels: string[] | null;
+  /** The key has a USD cap: only endpoints with a known price may serve it (the cap named in a refusal). */
+  pricedOnly?: boolean;
+  usdCap?: number;
   /** The client's session as it named it (null: none), which sticky routing keeps on one endpoint. */
   session?: string | null;
   /**
@@ -38,7 +41,7 @@ export interface RouteRequest {
 }
 
 /** Why an endpoint was left out of a route (explain, the dashboard). */
-export type SkipCode = 'no_key' | 'disabled' | 'breaker_open' | 'rate_limited' | 'context_too_small' | 'capability_missing' | 'not_allowed_for_key' | 'secret_withheld';
+export type SkipCode = 'no_key' | 'disabled' | 'breaker_open' | 'rate_limited' | 'context_too_small' | 'capability_missing' | 'not_allowed_for_key' | 'secret_withheld' | 'price_unknown';
 
 export interface Ineligibility {
   code: SkipCode;

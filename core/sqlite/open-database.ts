@@ -204,6 +204,9 @@ const MIGRATIONS: string[] = [
   // partial index it reads alone carries the key too.
   `CREATE INDEX IF NOT EXISTS usage_status_session_key ON usage(status, ts, session_id, key_id) WHERE session_id IS NOT NULL;
    DROP INDEX IF EXISTS usage_status_session;`,
+  // Issue 33: a model no price table knows (only its provider's list names it) has no cost. The row
+  // keeps 0 in cost_usd, so sums stay sums, and says so here; the request log answers cost null.
+  `ALTER TABLE usage ADD COLUMN price_unknown INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 /** Opens (creating if needed) the SQLite file in the data dir, in WAL mode, migrated to the latest schema. */

@@ -37,6 +37,7 @@ export interface StoredUsageRow {
   cache_saved_usd: number;
   error_message: string | null;
   fallback: number;
+  price_unknown: number;
 }
 
 /** The row's adjustments column (JSON text or NULL) as the API answers it. */
@@ -69,7 +70,8 @@ export function storedToRequestRow(row: StoredUsageRow): RequestRow {
     cache_read_tokens: row.cache_read_tokens,
     cache_write_tokens: row.cache_write_5m_tokens + row.cache_write_1h_tokens,
     reasoning_tokens: row.reasoning_tokens,
-    cost_usd: row.cost_usd,
+    cost_usd: row.price_unknown ? null : row.cost_usd,
+    price_unknown: row.price_unknown === 1,
     latency_ms: row.latency_ms,
     first_byte_ms: row.first_byte_ms,
     route_reason: row.route_reason,
@@ -107,7 +109,8 @@ export function recordToRequestRow(record: UsageRecord, keyName: string | null):
     cache_read_tokens: record.cacheReadTokens ?? 0,
     cache_write_tokens: (record.cacheWrite5mTokens ?? 0) + (record.cacheWrite1hTokens ?? 0),
     reasoning_tokens: record.reasoningTokens ?? 0,
-    cost_usd: record.costUsd,
+    cost_usd: record.priceUnknown ? null : record.costUsd,
+    price_unknown: record.priceUnknown === true,
     latency_ms: record.latencyMs,
     first_byte_ms: record.firstByteMs,
     route_reason: record.routeReason ?? null,

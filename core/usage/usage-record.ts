@@ -50,6 +50,8 @@ export interface UsageRecord {
   errorMessage?: string | null;
   /** Served by an endpoint tried after another one failed. */
   fallback?: boolean;
+  /** No table prices the model that answered (a model only its provider's list names): costUsd is 0 and means "unknown". */
+  priceUnknown?: boolean;
 }
 
 /** Request and response content of one request (only when the content log is turned on). */

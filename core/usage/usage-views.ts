@@ -31,7 +31,10 @@ export interface RequestRow {
   cache_read_tokens?: number;
   cache_write_tokens?: number;
   reasoning_tokens?: number;
-  cost_usd: number;
+  /** Null when no price table knows the model that answered (price_unknown). */
+  cost_usd: number | null;
+  /** The model has no known price: this request's cost is not counted (a key with a USD cap never gets such a model). */
+  price_unknown?: boolean;
   latency_ms: number;
   first_byte_ms: number | null;
   route_reason: string | null;

@@ -56,8 +56,9 @@ export function applyEvent(state: TrayState, event: LiveEvent, now: number): Tra
       const day = utcDay(now);
       const base = state.today.day === day ? state.today : { day, requests: 0, costUsd: 0 };
       // A request recorded just before midnight can arrive after it: count it on its own day only.
+      // A model without a known price adds nothing to today's cost (its row says so).
       if (event.data.ts.slice(0, 10) !== day) return base === state.today ? state : { ...state, today: base };
-      return { ...state, today: { day, requests: base.requests + 1, costUsd: base.costUsd + event.data.cost_usd } };
+      return { ...state, today: { day, requests: base.requests + 1, costUsd: base.costUsd + (event.data.cost_usd ?? 0) } };
     }
     case 'breaker':
       return { ...state, failingEndpoints: nextFailing(state.failingEndpoints, event.data) };

@@ -151,6 +151,8 @@ export async function startRig(): Promise<Rig> {
       GROQ_API_KEY: KEYS.groq,
       TOGETHER_API_KEY: KEYS.together,
     },
+    // The models each provider lists (Claude Code's and Codex's newest defaults among them) are known before the first request.
+    discovery: true,
   });
   return {
     pb,

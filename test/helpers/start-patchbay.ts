@@ -43,6 +43,13 @@ export interface StartOptions {
   tokenCounter?: TokenCounterOptions;
   /** Quiet time before the idle memory release (createPatchbay's `idleCollectAfterMs`). */
   idleCollectAfterMs?: number;
+  /**
+   * Read the providers' own model lists at start, and wait for that first round (createPatchbay's
+   * `discovery`). Off by default here: a test's emulator counts its requests and takes injected
+   * faults in order, and a GET /models of Patchbay's own would take one. Tests of discovery, the
+   * conformance rig and the agents turn it on.
+   */
+  discovery?: boolean;
 }
 
 /** Starts the real Patchbay (real HTTP on loopback, real SQLite in a temp dir) through the composition root. */
@@ -53,7 +60,8 @@ export async function startPatchbay(options: StartOptions = {}): Promise<TestPat
   // A keychain service of its own, so a test never reads or writes the developer's real entries.
   const keychainService = options.keychainService ?? `patchbay-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
   await configureTokenCounter(options.tokenCounter ?? { budgetMs: PATIENT_COUNT_BUDGET_MS });
-  const patchbay = await createPatchbay({ dataDir, host: '127.0.0.1', port: 0, env: options.env ?? {}, keychainService, shutdownGraceMs: options.shutdownGraceMs, dashboard: options.dashboard, databaseUrl: options.databaseUrl, healthClock: options.healthClock, idleCollectAfterMs: options.idleCollectAfterMs, log: (m) => logs.push(m) });
+  const patchbay = await createPatchbay({ dataDir, host: '127.0.0.1', port: 0, env: options.env ?? {}, keychainService, shutdownGraceMs: options.shutdownGraceMs, dashboard: options.dashboard, databaseUrl: options.databaseUrl, healthClock: options.healthClock, idleCollectAfterMs: options.idleCollectAfterMs, discovery: options.discovery ?? false, log: (m) => logs.push(m) });
+  await patchbay.models.firstDiscovery;
   const key = patchbay.firstKey ?? (await patchbay.stores.keys.create({ name: 'test' })).secret;
   const client = new OpenAI({ baseURL: `${patchbay.url}/v1`, apiKey: key, maxRetries: 0 });
   return {

@@ -45,7 +45,14 @@ describe('model ids as tools send them', () => {
   it('a mistyped id gets a 404 that lists the close matches', () => {
     expect(() => setup().resolve('claude-sonet-4-5')).toThrow(/Did you mean "claude-sonnet-4-5"/);
     expect(() => setup().resolve('gpt-4.2')).toThrow(/Did you mean .*"gpt-4\.1"/);
-    expect(() => setup().resolve('anthropic/claude-sonnet-4-5')).toThrow(/not in Patchbay's catalog for anthropic\. Did you mean .*"anthropic\/claude-sonnet-4-5-20250929"/);
+  });
+
+  it("a provider-prefixed id nobody lists goes to that provider, which answers for it (issue 33: Patchbay does not refuse what the provider might serve)", () => {
+    expect(setup().resolve('anthropic/claude-sonet-4-5')).toMatchObject({ pinned: true, endpoints: [{ id: 'anthropic/claude-sonet-4-5', priceUnknown: true }] });
+    // A dated id the table's rules price keeps the table's price.
+    expect(setup().resolve('anthropic/claude-sonnet-4-5').endpoints[0]).toMatchObject({ id: 'anthropic/claude-sonnet-4-5', inputPrice: 3 });
+    // A bare dated id the rules give to one provider goes there.
+    expect(setup().resolve('gpt-5.1-2025-11-13').endpoints.map((e) => e.id)).toEqual(['openai/gpt-5.1-2025-11-13']);
   });
 
   it('a custom alias can take a Claude id and send it to another provider (Claude Code without an Anthropic key)', () => {

@@ -18,7 +18,7 @@ const USAGE_EXPORT_COLUMNS = [
   'id', 'ts', 'request_id', 'key_id', 'endpoint', 'requested_model', 'provider', 'model', 'strategy', 'status', 'error_type', 'stream',
   'prompt_tokens', 'completion_tokens', 'total_tokens', 'input_price', 'output_price', 'cost_usd', 'latency_ms', 'first_byte_ms', 'attempts',
   'route_reason', 'cache_read_tokens', 'cache_write_5m_tokens', 'cache_write_1h_tokens', 'reasoning_tokens', 'adjustments', 'provider_key',
-  'session_id', 'session_source', 'agent_id', 'parent_agent_id', 'cache_saved_usd', 'error_message', 'fallback',
+  'session_id', 'session_source', 'agent_id', 'parent_agent_id', 'cache_saved_usd', 'error_message', 'fallback', 'price_unknown',
 ];
 
 export interface OpenedStores {

@@ -132,7 +132,7 @@ export function createV1Dispatcher(deps: V1Deps): { dispatch: (req: IncomingMess
       if (id !== null && !model) {
         throw new PatchbayError(`The model "${id}" does not exist; GET /v1/models lists them.`, { status: 404, type: 'invalid_request_error', code: 'model_not_found', param: 'model' });
       }
-      const body = JSON.stringify(anthropic ? encodeModelList(id === null ? list : [model!], id !== null, started) : id === null ? { object: 'list', data: list } : model);
+      const body = JSON.stringify(anthropic ? encodeModelList(id === null ? list : [model!], id !== null, started) : id === null ? { object: 'list', data: list, prices_as_of: deps.catalog.pricesAsOf } : model);
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-patchbay-provider': 'patchbay', 'x-patchbay-latency-ms': String(elapsedMs(request)) });
       res.end(body);
     } catch (error) {

@@ -11,10 +11,51 @@ export interface ModelObject {
   capabilities: Record<string, boolean>;
   /** For aliases: the endpoints that serve it. */
   endpoints?: string[];
-  pricing?: { input_per_million: number; output_per_million: number; as_of: string };
+  pricing?: ModelPricing;
+  /** The values the provider takes for the model's reasoning effort, where the catalog knows them. */
+  reasoning_efforts?: string[];
 }
 
-const CAPABILITY_KEYS = ['chat', 'completions', 'embeddings', 'tools', 'images', 'logprobs', 'n', 'dimensions', 'streaming'] as const;
+/**
+ * USD per million tokens and the day of the table they come from. A model only the provider's
+ * own list names has no price: its prices are null and `unknown` is true (its usage is recorded
+ * without a cost, and a key with a USD cap refuses it).
+ */
+export interface ModelPricing {
+  input_per_million: number | null;
+  output_per_million: number | null;
+  cache_read_per_million?: number;
+  cache_write_per_million?: number;
+  cache_write_1h_per_million?: number;
+  /** Long-context prices: above `above_prompt_tokens` prompt tokens, these replace the ones above. */
+  tiers?: { above_prompt_tokens: number; input_per_million?: number; output_per_million?: number; cache_read_per_million?: number }[];
+  unknown?: true;
+  as_of: string;
+}
+
+export function pricingOf(endpoint: Endpoint, asOf: string): ModelPricing {
+  if (endpoint.priceUnknown) return { input_per_million: null, output_per_million: null, unknown: true, as_of: asOf };
+  return {
+    input_per_million: endpoint.inputPrice,
+    output_per_million: endpoint.outputPrice,
+    ...(endpoint.cacheReadPrice !== undefined ? { cache_read_per_million: endpoint.cacheReadPrice } : {}),
+    ...(endpoint.cacheWritePrice !== undefined ? { cache_write_per_million: endpoint.cacheWritePrice } : {}),
+    ...(endpoint.cacheWrite1hPrice !== undefined ? { cache_write_1h_per_million: endpoint.cacheWrite1hPrice } : {}),
+    ...(endpoint.priceTiers?.length
+      ? {
+          tiers: endpoint.priceTiers.map((t) => ({
+            above_prompt_tokens: t.above,
+            ...(t.inputPrice !== undefined ? { input_per_million: t.inputPrice } : {}),
+            ...(t.outputPrice !== undefined ? { output_per_million: t.outputPrice } : {}),
+            ...(t.cacheReadPrice !== undefined ? { cache_read_per_million: t.cacheReadPrice } : {}),
+          })),
+        }
+      : {}),
+    as_of: asOf,
+  };
+}
+
+const CAPABILITY_KEYS = ['chat', 'completions', 'embeddings', 'tools', 'images', 'pdf', 'json_schema', 'logprobs', 'n', 'dimensions', 'streaming', 'reasoning'] as const;
 
 /** Built-in aliases say what any member can do (routing picks a capable one); custom aliases what all share. */
 function capabilitiesOf(endpoints: Endpoint[], every = false): Record<string, boolean> {
@@ -35,7 +76,8 @@ export function listModels(catalog: Catalog, config: PatchbayConfig, created: nu
       context_window: endpoint.contextWindow,
       max_output_tokens: endpoint.maxOutput,
       capabilities: capabilitiesOf([endpoint]),
-      pricing: { input_per_million: endpoint.inputPrice, output_per_million: endpoint.outputPrice, as_of: catalog.pricesAsOf },
+      pricing: pricingOf(endpoint, catalog.pricesAsOf),
+      ...(endpoint.reasoningEfforts ? { reasoning_efforts: endpoint.reasoningEfforts } : {}),
     });
   }
   const groups: [string, Endpoint[], boolean][] = [];

@@ -2,7 +2,8 @@ import type { PatchbayConfig } from '../../config/load-config.ts';
 import type { Usage } from '../../providers/provider-adapter.ts';
 import type { HealthTracker } from '../../routing/health-tracker.ts';
 import type { RouteTrace } from '../../routing/route-trace.ts';
-import { priceUsage, type TokenCounts } from '../../usage/price-usage.ts';
+import { costOfAnswer } from '../../usage/cost-of-answer.ts';
+import type { TokenCounts } from '../../usage/price-usage.ts';
 import type { UsageSink } from '../../usage/usage-backend.ts';
 import type { UsageRecord } from '../../usage/usage-record.ts';
 import { elapsedMs, type V1Request } from './v1-request.ts';
@@ -38,7 +39,10 @@ function toUsageRecord(request: V1Request, routingFeeUsd: number): UsageRecord {
   const prompt = counts.promptTokens;
   const completion = counts.completionTokens;
   const succeeded = request.status < 400;
-  const tokenCost = endpoint ? priceUsage(counts, endpoint) : 0;
+  // A model without a known price costs nothing here and says so (priceUnknown), never a made-up 0.
+  const cost = endpoint ? costOfAnswer(counts, endpoint) : 0;
+  const tokenCost = cost ?? 0;
+  const priced = endpoint && cost !== null ? endpoint : null;
   return {
     ts: request.startedWall,
     requestId: request.requestId,
@@ -54,8 +58,8 @@ function toUsageRecord(request: V1Request, routingFeeUsd: number): UsageRecord {
     promptTokens: prompt,
     completionTokens: completion,
     totalTokens: usage?.total_tokens ?? prompt + completion,
-    inputPrice: endpoint?.inputPrice ?? null,
-    outputPrice: endpoint?.outputPrice ?? null,
+    inputPrice: priced?.inputPrice ?? null,
+    outputPrice: priced?.outputPrice ?? null,
     costUsd: tokenCost + (succeeded ? routingFeeUsd : 0),
     latencyMs: elapsedMs(request),
     firstByteMs: request.trace.firstByteMs,
@@ -73,14 +77,15 @@ function toUsageRecord(request: V1Request, routingFeeUsd: number): UsageRecord {
     sessionSource: request.session.source,
     agentId: request.session.agentId,
     parentAgentId: request.session.parentAgentId,
-    cacheSavedUsd: endpoint && usage ? cacheSaved(counts, endpoint, tokenCost) : 0,
+    cacheSavedUsd: priced && usage ? cacheSaved(counts, priced, tokenCost) : 0,
+    ...(cost === null ? { priceUnknown: true } : {}),
   };
 }
 
 /** What the prompt would have cost at the list input price with no cache, minus what it cost (negative when a cache write cost more). */
 function cacheSaved(counts: TokenCounts, endpoint: NonNullable<RouteTrace['endpoint']>, tokenCost: number): number {
   if (counts.cacheReadTokens === 0 && counts.cacheWrite5mTokens === 0 && counts.cacheWrite1hTokens === 0) return 0;
-  return priceUsage({ ...counts, cacheReadTokens: 0, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0 }, endpoint) - tokenCost;
+  return (costOfAnswer({ ...counts, cacheReadTokens: 0, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0 }, endpoint) ?? 0) - tokenCost;
 }
 
 /** The row's counts from what the adapter reported (details an upstream left out or sent as null count 0). */

@@ -40,6 +40,8 @@ export async function serveRouted(req: IncomingMessage, res: ServerResponse, ctx
       ...operation.route,
       stream: operation.stream,
       allowedModels: request.key?.allowedModels ?? null,
+      pricedOnly: request.key?.monthlyUsdCap != null,
+      usdCap: request.key?.monthlyUsdCap ?? undefined,
       strategy: parseStrategyHeader(req.headers['x-patchbay-strategy'] as string | undefined),
       fallbackModels: parseFallbackHeader(req.headers['x-patchbay-fallback'] as string | undefined),
       session: request.session.id,

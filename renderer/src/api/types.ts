@@ -6,6 +6,9 @@ import type { Management } from '../../../core/management/create-management.ts';
 import type { NewProviderInput } from '../../../core/management/management-schemas.ts';
 import type { RouteExplanation } from '../../../core/routing/route-plan.ts';
 
+/** GET /api/catalog: how old the prices are, their sources, what discovery found. */
+export type { CatalogStatus } from '../../../core/management/catalog-updater.ts';
+
 export type {
   ExplainRouteInput,
   KeySettingsInput,

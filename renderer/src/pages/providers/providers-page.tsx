@@ -1,6 +1,7 @@
 import { useProviders } from '../../api/shared-queries.ts';
 import { EmptyState, ErrorNote } from '../../components/query-state.tsx';
 import { AddProviderForm } from './add-provider-form.tsx';
+import { CatalogCard } from './catalog-card.tsx';
 import { ProviderCard } from './provider-card.tsx';
 import { useProviderMutations } from './provider-mutations.ts';
 
@@ -21,6 +22,7 @@ export default function ProvidersPage() {
       {list.map((p) => (
         <ProviderCard key={p.name} provider={p} mutations={mutations} />
       ))}
+      <CatalogCard />
       <section className="card" aria-labelledby="add-provider">
         <h2 id="add-provider">Add an OpenAI-compatible provider</h2>
         <AddProviderForm mutations={mutations} taken={list.map((p) => p.name)} />

@@ -25,7 +25,7 @@ export function RequestDetail({ row, onClose }: { row: RequestRow | null; onClos
             <div><dt>Served by</dt><dd>{r.provider ? `${r.provider} / ${r.model}${r.provider_key ? ` (key ${r.provider_key})` : ''}${r.fallback ? ' (fallback)' : ''}` : r.status >= 400 ? 'no provider' : '—'}</dd></div>
             <div><dt>Status</dt><dd>{String(r.status)}{r.error_type ? ` · ${r.error_type}` : ''}</dd></div>
             <div><dt>Tokens</dt><dd>{formatTokens(r.prompt_tokens)} in, {formatTokens(r.completion_tokens)} out</dd></div>
-            <div><dt>Cost</dt><dd>{formatUsd(r.cost_usd)}</dd></div>
+            <div><dt>Cost</dt><dd>{r.price_unknown ? 'unknown: no price table has this model (give it a price under providers in config.json)' : formatUsd(r.cost_usd)}</dd></div>
             <div><dt>Latency</dt><dd>{formatMs(r.latency_ms)}{r.first_byte_ms !== null ? ` (first byte ${formatMs(r.first_byte_ms)})` : ''}</dd></div>
           </dl>
           {r.error_message ? (

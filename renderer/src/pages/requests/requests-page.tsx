@@ -45,7 +45,7 @@ export default function RequestsPage() {
                   <td>{r.key_name ?? '—'}</td>
                   <td><span className={`badge ${isError(r) ? 'bad' : 'ok'}`}>{String(r.status)}</span>{r.error_type ? <span className="error-type" title={r.error_message ?? r.error_type}> {r.error_type}</span> : null}</td>
                   <td>{formatTokens(r.total_tokens)}</td>
-                  <td>{formatUsd(r.cost_usd)}</td>
+                  <td>{r.price_unknown ? 'unknown' : formatUsd(r.cost_usd)}</td>
                   <td>{formatMs(r.latency_ms)}</td>
                 </tr>
               ))}

@@ -9,6 +9,7 @@ const SKIP_LABELS: Record<string, string> = {
   context_too_small: 'context too small',
   capability_missing: 'capability missing',
   not_allowed_for_key: 'not allowed for the key',
+  price_unknown: 'no known price (capped key)',
   secret_withheld: 'key withheld',
 };
 
