@@ -1,4 +1,4 @@
-import type { Patchbay } from '../core/app/create-patchbay.ts';
+import type { Patchbay } from '../core/app/patchbay.ts';
 import { utcDay } from './model/tray-state.ts';
 import { failingFromStatus, type RouterConnection } from './router-connection.ts';
 

@@ -2,7 +2,8 @@ import OpenAI from 'openai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPatchbay, type Patchbay, type PatchbayOptions } from '../../core/app/create-patchbay.ts';
+import { createPatchbay } from '../../core/app/create-patchbay.ts';
+import type { Patchbay, PatchbayOptions } from '../../core/app/patchbay.ts';
 import { configureTokenCounter } from '../../core/tokens/count-tokens.ts';
 import type { TokenCounterOptions } from '../../core/tokens/token-counter.ts';
 

@@ -5,7 +5,8 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { createPatchbay, type PatchbayOptions } from '../../core/app/create-patchbay.ts';
+import { createPatchbay } from '../../core/app/create-patchbay.ts';
+import type { PatchbayOptions } from '../../core/app/patchbay.ts';
 import { usageRows } from '../helpers/start-patchbay.ts';
 
 /**
