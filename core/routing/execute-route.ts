@@ -121,11 +121,12 @@ export async function executeRoute<T>(
       const latency = round(performance.now() - started);
       const report = { provider: provider.name, model: endpoint.model, status: 200, error_type: null, message: null, latency_ms: latency };
       trace.attempts.push(report);
-      watch?.end(report);
       gate.pass();
       try {
         onAnswer?.(value);
       } finally {
+        // After the first byte went out: telemetry's bookkeeping is not on its way either.
+        watch?.end(report);
         // The answer is the endpoint's success whatever the caller's writing of it did.
         health.record(endpoint.id, { at: Date.now(), ok: true, latencyMs: latency, stream });
         if (stickyKey) sticky.remember(stickyKey, endpoint.id, Date.now());
