@@ -1,15 +1,9 @@
+import type { Endpoint } from './catalog-types.ts';
 import type { PriceTier } from './catalog-schema.ts';
 import type { ModelPrice, TieredPrice } from './price-table-schema.ts';
 
 /** The catalog's price fields of one entry, USD per million tokens. */
-export interface EndpointPrices {
-  inputPrice: number;
-  outputPrice: number;
-  cacheReadPrice?: number;
-  cacheWritePrice?: number;
-  cacheWrite1hPrice?: number;
-  priceTiers?: PriceTier[];
-}
+export type EndpointPrices = Pick<Endpoint, 'inputPrice' | 'outputPrice' | 'cacheReadPrice' | 'cacheWritePrice' | 'cacheWrite1hPrice' | 'priceTiers'>;
 
 /** genai-prices' token units -> the catalog's fields (its audio, image and per-request units have no place in a usage row yet). */
 const UNITS = {
