@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { routeRulesSchema } from './route-rule-schema.ts';
 
 /** The protocols Patchbay speaks upstream; each has one adapter folder in core/providers. */
 export const PROTOCOLS = ['openai', 'anthropic', 'gemini'] as const;
@@ -191,6 +192,8 @@ export const configSchema = z.strictObject({
       fallbacks: fallbacksSchema.optional(),
       /** The user's own aliases: a name routed by strategy over the listed models' endpoints. */
       aliases: aliasesSchema.optional(),
+      /** What a request is for (an agent's hints, the request itself) -> the model that serves it; first match wins. */
+      rules: routeRulesSchema.optional(),
     })
     .optional(),
   /** The coding agents `patchbay claude` and `patchbay codex` start: their models and windows. */

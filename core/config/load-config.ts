@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { BUILTIN_PROVIDERS } from './builtin-providers.ts';
+import { resolveRouteRules, type RouteRule } from './route-rule-schema.ts';
 import { configSchema, type AgentProfiles, type KeyOrder, type PatchbayConfigFile, type Protocol, type Strategy } from './config-schema.ts';
 
 export const DEFAULT_PORT = 8790;
@@ -55,6 +56,8 @@ export interface PatchbayConfig {
   fallbacks: Map<string, string[]>;
   /** routing.aliases: the user's own alias -> its member models, as written. */
   aliases: Map<string, string[]>;
+  /** routing.rules: what a request is for -> the model that serves it, tried in order. */
+  rules: RouteRule[];
   /**
    * Moves forward on every change applied while Patchbay runs (routing, providers): what the
    * router caches per model is rebuilt when it moves.
@@ -199,6 +202,7 @@ function resolveConfig(file: PatchbayConfigFile, path: string | null): PatchbayC
     contentLog: file.usage?.contentLog ?? false,
     fallbacks: new Map(Object.entries(file.routing?.fallbacks ?? {})),
     aliases: new Map(Object.entries(file.routing?.aliases ?? {})),
+    rules: resolveRouteRules(file.routing?.rules ?? []),
     revision: 0,
     paused: false,
     agents: file.agents ?? {},

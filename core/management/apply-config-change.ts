@@ -43,6 +43,7 @@ export function applyConfig(live: Pick<LiveConfig, 'config' | 'catalog'>, next: 
   config.fallbacks = next.fallbacks;
   config.aliases = next.aliases;
   config.telemetry = next.telemetry;
+  config.rules = next.rules;
   for (const name of [...config.providers.keys()]) if (!next.providers.has(name)) config.providers.delete(name);
   for (const [name, provider] of next.providers) {
     const current = config.providers.get(name);

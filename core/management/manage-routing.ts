@@ -1,6 +1,6 @@
 // Strategy, weights, fallbacks, aliases and pausing: GET/PUT /api/routing, `patchbay routing`.
 import { section } from '../config/write-config.ts';
-import type { RouteExplanation } from '../routing/router.ts';
+import type { ExplainRequest, RouteExplanation } from '../routing/router.ts';
 import { applyConfigChange } from './apply-config-change.ts';
 import { listManagedModels, type ManagedModel } from './list-managed-models.ts';
 import { requireKey } from './manage-keys.ts';
@@ -17,13 +17,17 @@ export function getRouting(ctx: Pick<ManagementContext, 'config'>): RoutingView 
  * map), and pausing (in memory on one machine; saved and shared by a team's replicas on PostgreSQL).
  */
 export async function setRouting(ctx: Pick<ManagementContext, 'config' | 'catalog' | 'configStore' | 'onRoutingChange'>, input: RoutingSettingsInput): Promise<RoutingView> {
-  if (input.strategy || input.weights || input.fallbacks || input.aliases) {
+  if (input.strategy || input.weights || input.fallbacks || input.aliases || input.rules) {
     await applyConfigChange(liveConfig(ctx), (raw) => {
       const routing = section(raw, 'routing');
       if (input.strategy) routing.strategy = input.strategy;
       if (input.weights) routing.weights = input.weights;
       if (input.fallbacks) routing.fallbacks = input.fallbacks;
       if (input.aliases) routing.aliases = input.aliases;
+      if (input.rules) {
+        if (input.rules.length > 0) routing.rules = input.rules;
+        else delete routing.rules;
+      }
     });
   }
   if (input.paused !== undefined) {
@@ -48,7 +52,14 @@ export async function explainRoute(ctx: Pick<ManagementContext, 'keys' | 'router
     allowedModels,
     session: input.session,
     keyId: input.key_id,
+    purpose: purposeOf(input),
   });
+}
+
+/** The explain request's purpose fields, when it gives any (then the routing rules are tried, as for a request that says what it is for). */
+function purposeOf(input: ExplainRouteInput): ExplainRequest['purpose'] {
+  const given = { requestClass: input.request_class, agentType: input.agent_type, auxiliaryType: input.auxiliary_type, thinking: input.thinking, tools: input.tools };
+  return Object.values(given).some((value) => value !== undefined) ? given : undefined;
 }
 
 /** Every model, built-in alias and custom alias, for the dashboard's pickers. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { routeRulesSchema } from '../config/route-rule-schema.ts';
 import { aliasesSchema, fallbacksSchema, KEY_ORDERS, keyLabelSchema, modelNameSchema, providerModelSchema, providerNameSchema, STRATEGIES } from '../config/config-schema.ts';
 
 const isoDate = z
@@ -60,6 +61,8 @@ export const routingSettingsSchema = z.strictObject({
     .optional(),
   fallbacks: fallbacksSchema.optional(),
   aliases: aliasesSchema.optional(),
+  /** The whole list of routing rules, in order (first match wins); [] removes them all. */
+  rules: routeRulesSchema.optional(),
   /** Pause or resume routing (not saved: a restart resumes). */
   paused: z.boolean().optional(),
 });
@@ -85,6 +88,12 @@ export const explainRouteSchema = z.strictObject({
   max_tokens: z.number().int().positive().max(10_000_000).optional(),
   /** A session id as its requests send it (X-Patchbay-Session, X-Claude-Code-Session-Id ...): would its next request stay where it is? */
   session: z.string().min(1).max(128).optional(),
+  /** What the request is for, as an agent's hints and its body say: explains which routing rule would decide. */
+  request_class: z.string().min(1).max(64).optional(),
+  agent_type: z.string().min(1).max(64).optional(),
+  auxiliary_type: z.string().min(1).max(64).optional(),
+  thinking: z.boolean().optional(),
+  tools: z.array(z.string().min(1).max(128)).max(200).optional(),
 });
 export type ExplainRouteInput = z.infer<typeof explainRouteSchema>;
 

@@ -8,6 +8,8 @@ export function routingView(config: PatchbayConfig) {
     weights: config.weights,
     fallbacks: Object.fromEntries(config.fallbacks),
     aliases: Object.fromEntries(config.aliases),
+    /** routing.rules in their order (first match wins), each condition as a list. */
+    rules: config.rules.map((rule) => ({ ...(rule.name !== null ? { name: rule.name } : {}), when: rule.when, model: rule.model })),
     breaker: config.breaker,
     max_retry_wait_ms: config.maxRetryWaitMs,
     connect_timeout_ms: config.connectTimeoutMs,

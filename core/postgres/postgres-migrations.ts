@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { readVersion } from '../runtime/read-version.ts';
 import { missingSchemaPrivilege, SCHEMA_PRIVILEGES_QUERY, type SchemaPrivileges } from './postgres-start-errors.ts';
 import { oldestCompatibleSchema, planSchema, type DatabaseSchema } from './schema-compatibility.ts';
-import { BREAKDOWN_ROLLUPS_FROM } from './postgres-usage-rollups.ts';
+import { BREAKDOWN_ROLLUPS_FROM, sessionClassesInto } from './postgres-usage-rollups.ts';
 
 /** Any 64-bit number only Patchbay takes: replicas starting together migrate one after the other. */
 const MIGRATION_LOCK = 7_316_020_261_126;
@@ -189,6 +189,14 @@ export const POSTGRES_MIGRATIONS: string[] = [
      updated_at timestamptz NOT NULL DEFAULT now());
    -- A model no price table knows has no cost: cost_usd keeps 0 (sums stay sums) and this says so (SQLite's migration 16).
    ALTER TABLE usage ADD COLUMN price_unknown smallint NOT NULL DEFAULT 0;`,
+  // What each request was for, as its agent said, and a session's sums per class per day
+  // (issue 36; SQLite's migration 17), filled from the rows already there (class '': not said).
+  `ALTER TABLE usage ADD COLUMN request_class text;
+   CREATE TABLE usage_session_classes (
+     session_id text COLLATE "C" NOT NULL, key_id text COLLATE "C" NOT NULL, request_class text COLLATE "C" NOT NULL, day bigint NOT NULL,
+     requests bigint NOT NULL, errors bigint NOT NULL, prompt_tokens bigint NOT NULL, completion_tokens bigint NOT NULL, cost_usd double precision NOT NULL,
+     PRIMARY KEY (session_id, key_id, request_class, day));
+   ${sessionClassesInto('usage')};`,
 ];
 
 /**

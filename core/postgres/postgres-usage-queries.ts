@@ -6,7 +6,7 @@ import { breakdownDays, breakdownKind, foldBreakdown, type BreakdownRollupRow, t
 import { toLatencyRows } from '../usage/latency-percentiles.ts';
 import { encodeCursor } from '../usage/log-cursor.ts';
 import { modelMatches, ROW_COLUMNS } from '../usage/request-log-sql.ts';
-import { sessionDays, toSessionPage, type SessionAgentRow, type SessionListRow } from '../usage/session-page.ts';
+import { sessionDays, toSessionPage, type SessionAgentRow, type SessionClassRow, type SessionListRow } from '../usage/session-page.ts';
 import type { BreakdownGroup, LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, SessionPage, UsageBreakdown, UsageSeries, UsageTotals } from '../usage/usage-views.ts';
 
 const HOUR_MS = 3_600_000;
@@ -207,7 +207,14 @@ export class PostgresUsageQueries {
         GROUP BY session_id, key_id, agent_id ORDER BY first, agent_id`,
       [shown, fromDay, toDay],
     );
-    return toSessionPage(rows, agents, limit);
+    const classes = shown.length === 0 ? [] : await this.all<SessionClassRow>(
+      `SELECT session_id, key_id, request_class, sum(requests) AS requests, sum(errors) AS errors, sum(prompt_tokens) AS prompt_tokens,
+              sum(completion_tokens) AS completion_tokens, sum(cost_usd) AS cost_usd
+         FROM usage_session_classes WHERE session_id = ANY($1::text[]) AND day >= $2 AND day < $3
+        GROUP BY session_id, key_id, request_class`,
+      [shown, fromDay, toDay],
+    );
+    return toSessionPage(rows, agents, limit, classes);
   }
 
   async recentAttempts(fromMs: number, limit = 5000): Promise<RecentAttempts[]> {

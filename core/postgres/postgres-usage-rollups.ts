@@ -40,6 +40,16 @@ export const sessionsInto = (source: string): string =>
      cache_write_tokens = t.cache_write_tokens + excluded.cache_write_tokens, cost_usd = t.cost_usd + excluded.cost_usd,
      cache_saved_usd = t.cache_saved_usd + excluded.cache_saved_usd`;
 
+/** A session's rows per request class and day (the Sessions page's cost per class; SQLite's SESSION_CLASSES_ROLLUP). */
+export const sessionClassesInto = (source: string): string =>
+  `INSERT INTO usage_session_classes AS t
+     SELECT session_id, coalesce(key_id, ''), coalesce(request_class, ''), ts / 86400000, count(*), count(*) FILTER (WHERE status >= 400),
+            sum(prompt_tokens), sum(completion_tokens), sum(cost_usd)
+       FROM ${source} WHERE session_id IS NOT NULL GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+   ON CONFLICT (session_id, key_id, request_class, day) DO UPDATE SET requests = t.requests + excluded.requests, errors = t.errors + excluded.errors,
+     prompt_tokens = t.prompt_tokens + excluded.prompt_tokens, completion_tokens = t.completion_tokens + excluded.completion_tokens,
+     cost_usd = t.cost_usd + excluded.cost_usd`;
+
 const BREAKDOWN_SUMS = 'count(*), count(*) FILTER (WHERE status >= 400), sum(prompt_tokens), sum(completion_tokens), sum(cache_read_tokens), sum(cost_usd)';
 const BREAKDOWN_BUCKET = `CASE WHEN status < 400 THEN ${LATENCY_BUCKET} ELSE -1 END`;
 

@@ -3,7 +3,7 @@ import type { EventHub } from '../events/event-hub.ts';
 import { recordToRequestRow } from '../usage/to-request-row.ts';
 import { USAGE_FLUSH_INTERVAL_MS, type UsageSink } from '../usage/usage-backend.ts';
 import type { ContentEntry, UsageRecord } from '../usage/usage-record.ts';
-import { BREAKDOWN_ROLLUPS_FROM, latencyInto, sessionsInto, sumsInto } from './postgres-usage-rollups.ts';
+import { BREAKDOWN_ROLLUPS_FROM, latencyInto, sessionClassesInto, sessionsInto, sumsInto } from './postgres-usage-rollups.ts';
 
 const BATCH = 500;
 const RETRY_AFTER_FAILURE_MS = 1000;
@@ -17,7 +17,7 @@ const COLUMNS: [string, string][] = [
   ['latency_ms', 'double precision'], ['first_byte_ms', 'double precision'], ['attempts', 'text'], ['route_reason', 'text'],
   ['cache_read_tokens', 'bigint'], ['cache_write_5m_tokens', 'bigint'], ['cache_write_1h_tokens', 'bigint'], ['reasoning_tokens', 'bigint'],
   ['adjustments', 'text'], ['provider_key', 'text'], ['session_id', 'text'], ['session_source', 'text'], ['agent_id', 'text'], ['parent_agent_id', 'text'],
-  ['cache_saved_usd', 'double precision'], ['error_message', 'text'], ['fallback', 'smallint'], ['price_unknown', 'smallint'],
+  ['cache_saved_usd', 'double precision'], ['error_message', 'text'], ['fallback', 'smallint'], ['price_unknown', 'smallint'], ['request_class', 'text'],
 ];
 
 function toJsonRow(r: UsageRecord): Record<string, unknown> {
@@ -30,6 +30,7 @@ function toJsonRow(r: UsageRecord): Record<string, unknown> {
     adjustments: r.adjustments ? JSON.stringify(r.adjustments) : null, provider_key: r.providerKey ?? null,
     session_id: r.sessionId ?? null, session_source: r.sessionSource ?? null, agent_id: r.agentId ?? null, parent_agent_id: r.parentAgentId ?? null,
     cache_saved_usd: r.cacheSavedUsd ?? 0, error_message: r.errorMessage ?? null, fallback: r.fallback ? 1 : 0, price_unknown: r.priceUnknown ? 1 : 0,
+    request_class: r.requestClass ?? null,
   };
 }
 
@@ -48,6 +49,7 @@ const INSERT_BATCH = `WITH ins AS (
   h2 AS (${sumsInto('ins', 'usage_hourly_keys', 'hour', 3_600_000, ['key_id'])}),
   lat AS (${latencyInto('ins')}),
   ses AS (${sessionsInto('ins')}),
+  sc AS (${sessionClassesInto('ins')}),
 ${BREAKDOWN_ROLLUPS_FROM('ins').map((sql, i) => `  b${i} AS (${sql})`).join(',\n')}
   SELECT count(*) AS n FROM ins`;
 

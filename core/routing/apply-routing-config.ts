@@ -4,11 +4,11 @@ import { PatchbayError } from '../errors/patchbay-error.ts';
 import { resolveModel } from './resolve-model.ts';
 
 /**
- * Checks routing.aliases and routing.fallbacks against the catalog and the providers, and puts the
+ * Checks routing.aliases, routing.fallbacks and the models of routing.rules against the catalog and the providers, and puts the
  * resolved custom aliases into the catalog. Every name must resolve now, so a typo is refused when
  * it is saved (or at start), with the field, rather than turning into a 404 on some later request.
  */
-export function applyRoutingConfig(catalog: Catalog, config: Pick<PatchbayConfig, 'aliases' | 'fallbacks' | 'providers' | 'path'>): void {
+export function applyRoutingConfig(catalog: Catalog, config: Pick<PatchbayConfig, 'aliases' | 'fallbacks' | 'providers' | 'path'> & Partial<Pick<PatchbayConfig, 'rules'>>): void {
   const problems: string[] = [];
   const resolved = new Map<string, Endpoint[]>();
   for (const [alias, members] of config.aliases) {
@@ -34,6 +34,11 @@ export function applyRoutingConfig(catalog: Catalog, config: Pick<PatchbayConfig
       const problem = resolveName(entry, withAliases, config);
       if (problem) problems.push(`routing.fallbacks.${model}[${index}]: ${problem}`);
     });
+  }
+  // A rule's model is where its requests go: it must resolve like a model a client names.
+  for (const rule of config.rules ?? []) {
+    const problem = resolveName(rule.model, withAliases, config);
+    if (problem) problems.push(`routing.rules[${rule.index}].model: ${problem}`);
   }
   if (problems.length > 0) {
     throw new ConfigError(`Invalid routing settings${config.path ? ` in ${config.path}` : ''}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);

@@ -1,6 +1,7 @@
 import type { Capability, Endpoint } from '../catalog/load-catalog.ts';
 import type { Strategy } from '../config/config-schema.ts';
 import type { PromptSize } from './estimate-tokens.ts';
+import type { RequestPurpose } from './match-route-rule.ts';
 import type { ScorePart } from './rank-endpoints.ts';
 
 export type Operation = 'chat' | 'completions' | 'embeddings';
@@ -38,6 +39,8 @@ export interface RouteRequest {
   affinity?: () => string | null;
   /** False when the client sent X-Patchbay-Sticky: off. */
   sticky?: boolean;
+  /** What the request is for (an agent's hints, its body): routing.rules may send it to another model. */
+  purpose?: RequestPurpose | null;
 }
 
 /** Why an endpoint was left out of a route (explain, the dashboard). */
@@ -99,6 +102,8 @@ export interface ExplainRequest {
   session?: string;
   /** The key whose session it is (sessions are per key). */
   keyId?: string;
+  /** What the request is for, to explain which routing rule would decide (absent: none is tried). */
+  purpose?: Partial<RequestPurpose>;
 }
 
 export interface RouteExplanation {
@@ -122,4 +127,6 @@ export interface RouteExplanation {
   skipped: { endpoint: string; provider: string; model: string; code: SkipCode; reason: string }[];
   /** Present when a session was named: whether it would stay on its endpoint, and why. */
   sticky?: { endpoint: string | null; kept: boolean; reason: string } | null;
+  /** Present when a purpose was given: the routing rule that decided (its place, name and model, and what held), or null for none. */
+  rule?: { index: number; name: string | null; model: string; why: string } | null;
 }

@@ -13,6 +13,8 @@ import { createPlanView } from './plan-view.ts';
 import { availability, expectedCost, measuredLatency } from './rank-endpoints.ts';
 import { resolveRouteGroups, type RouteShape } from './resolve-route-groups.ts';
 import { ASSUMED_COMPLETION_TOKENS, type ExplainRequest, type RouteExplanation, type RoutePlan, type RouteRequest } from './route-plan.ts';
+import type { RequestPurpose } from './match-route-rule.ts';
+import { notePurpose, routeByPurpose, type PurposeRoute } from './route-by-purpose.ts';
 import type { RouteTrace } from './route-trace.ts';
 import { StickyMemory } from './sticky-memory.ts';
 import { stickyKey } from './stick-route.ts';
@@ -53,6 +55,11 @@ export class Router {
     this.view = createPlanView({ ...deps, turns: this.turns, sticky: this.sticky });
   }
 
+  /** routing.rules has rules: a request's purpose is worth working out. */
+  get routesByPurpose(): boolean {
+    return this.deps.config.rules.length > 0;
+  }
+
   /** The config changed (aliases, fallbacks, providers): what was worked out per model no longer holds. */
   private forgetShapes(): void {
     this.shapes.clear();
@@ -68,18 +75,30 @@ export class Router {
   plan(input: RouteRequest): RoutePlan | Promise<RoutePlan> {
     if (this.deps.config.paused) throw pausedError();
     if (this.revision !== this.deps.config.revision) this.forgetShapes();
-    const request = this.deps.config.stickyIdleMs === 0 && input.sticky !== false ? { ...input, sticky: false } : input;
+    const asked = this.deps.config.stickyIdleMs === 0 && input.sticky !== false ? { ...input, sticky: false } : input;
+    const route = input.purpose ? routeByPurpose(asked, this.deps.config.rules, (r) => this.windowOf(r)) : null;
+    const request = route ? route.request : asked;
     const shape = this.shapeFor(request);
     if (mightNotFit(request, shape.smallestContext)) {
-      return countPrompt(request, shape).then((counted) => this.commit(planRoute(request, shape, this.view, counted)));
+      return countPrompt(request, shape).then((counted) => this.commit(planRoute(request, shape, this.view, counted), route));
     }
-    return this.commit(planRoute(request, shape, this.view, { promptTokens: roughTokens(request.prompt), contextTokens: null }));
+    return this.commit(planRoute(request, shape, this.view, { promptTokens: roughTokens(request.prompt), contextTokens: null }), route);
   }
 
-  /** The plan's round-robin turns are taken. */
-  private commit(plan: RoutePlan): RoutePlan {
+  /** The plan's round-robin turns are taken; what the request's purpose changed is said (route-by-purpose.ts). */
+  private commit(plan: RoutePlan, route: PurposeRoute | null): RoutePlan {
     for (const label of plan.turns) this.turns.set(label, (this.turns.get(label) ?? 0) + 1);
-    return plan;
+    return route ? notePurpose(plan, route, this.sticky) : plan;
+  }
+
+  /** The smallest context window of a model's endpoints (a rule weighs the prompt against it); null when the model names none Patchbay knows. */
+  private windowOf(request: RouteRequest): number | null {
+    try {
+      const smallest = this.shapeFor(request).smallestContext;
+      return Number.isFinite(smallest) && smallest > 0 ? smallest : null;
+    } catch {
+      return null;
+    }
   }
 
   /**
@@ -118,15 +137,19 @@ export class Router {
       session: input.session ?? null,
       keyId: input.keyId ?? null,
     };
-    const shape = resolveRouteGroups(request, this.deps.catalog, this.deps.config, true);
+    const route = input.purpose ? routeByPurpose({ ...request, purpose: explainedPurpose(input.purpose) }, this.deps.config.rules, (r) => this.windowOf(r)) : null;
+    const planned = route ? { ...route.request, purpose: null } : request;
+    const shape = resolveRouteGroups(planned, this.deps.catalog, this.deps.config, true);
     const options: PlanOptions = { promptTokens, contextTokens: { proven: promptTokens, exact: true }, explain: true };
-    const plan = planRoute(request, shape, this.view, options);
+    const plan = planRoute(planned, shape, this.view, options);
     const completionTokens = input.maxTokens ?? ASSUMED_COMPLETION_TOKENS;
     const explained = plan.explained!;
+    const match = route?.match ?? null;
     return {
       model: input.model,
       strategy: plan.strategy,
-      reason: plan.reason,
+      reason: route?.note ? `${route.note}; ${plan.reason}` : plan.reason,
+      ...(route ? { rule: match ? { index: match.rule.index, name: match.rule.name, model: match.rule.model, why: match.why } : null } : {}),
       candidates: explained.candidates.map((entry, index) => {
         const health = this.deps.health.health(entry.endpoint.id);
         return {
@@ -158,6 +181,12 @@ export class Router {
   stickyKeyOf(request: RouteRequest): string | null {
     return stickyKey(request)?.key ?? null;
   }
+}
+
+/** An explain request's purpose with what it leaves out read as "nothing says". */
+function explainedPurpose(purpose: Partial<RequestPurpose>): RequestPurpose {
+  const given = Object.fromEntries(Object.entries(purpose).filter(([, value]) => value !== undefined));
+  return { requestClass: null, agentType: null, auxiliaryType: null, compaction: null, contextCompacted: null, thinking: false, tools: [], ...given };
 }
 
 function pausedError(): PatchbayError {

@@ -10,9 +10,14 @@ import type { StickyEntry } from './sticky-memory.ts';
  */
 export function stickyKey(request: RouteRequest): { key: string; via: StickyChoice['via'] } | null {
   const owner = request.keyId ?? '';
-  if (request.session) return { key: `s\u0000${owner}\u0000${request.session}\u0000${request.operation}\u0000${request.model}`, via: 'session' };
+  if (request.session) return { key: `${sessionKeyPrefix(request.session, request.keyId)}${request.operation}\u0000${request.model}`, via: 'session' };
   const prefix = request.affinity?.() ?? null;
   return prefix ? { key: `p\u0000${owner}\u0000${prefix}\u0000${request.operation}\u0000${request.model}`, via: 'prefix' } : null;
+}
+
+/** The start of every sticky key of one session (of one Patchbay key), whatever its operation and model. */
+export function sessionKeyPrefix(session: string, keyId: string | undefined): string {
+  return `s\u0000${keyId ?? ''}\u0000${session}\u0000`;
 }
 
 /**

@@ -66,6 +66,18 @@ export class StickyMemory {
     if (this.entries.get(key)?.endpoint === endpoint) this.entries.delete(key);
   }
 
+  /** Forgets every entry whose key starts with `prefix` (a session's, whatever the model); returns how many. Walks the map: for rare events only. */
+  forgetPrefix(prefix: string): number {
+    let forgotten = 0;
+    for (const key of this.entries.keys()) {
+      if (!key.startsWith(prefix)) continue;
+      this.entries.delete(key);
+      if (key === this.newest) this.newest = null;
+      forgotten++;
+    }
+    return forgotten;
+  }
+
   clear(): void {
     this.entries.clear();
   }

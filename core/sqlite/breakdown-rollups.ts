@@ -9,6 +9,13 @@ const BREAKDOWN_BUCKET = `CASE WHEN status < 400 THEN ${LATENCY_BUCKET} ELSE -1 
 const ADD_BREAKDOWN = `requests = requests + excluded.requests, errors = errors + excluded.errors, prompt_tokens = prompt_tokens + excluded.prompt_tokens,
   completion_tokens = completion_tokens + excluded.completion_tokens, cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens, cost_usd = cost_usd + excluded.cost_usd`;
 
+/** A session's sums (a session is its key's) per request class and day (the Sessions page's cost per class); also run by the migration that creates its table. */
+export const SESSION_CLASSES_ROLLUP = `INSERT INTO usage_session_classes
+     SELECT session_id, coalesce(key_id, ''), coalesce(request_class, ''), ts / 86400000, count(*), sum(status >= 400), sum(prompt_tokens), sum(completion_tokens), sum(cost_usd)
+       FROM usage WHERE id > ? AND session_id IS NOT NULL GROUP BY 1, 2, 3, 4
+   ON CONFLICT DO UPDATE SET requests = requests + excluded.requests, errors = errors + excluded.errors, prompt_tokens = prompt_tokens + excluded.prompt_tokens,
+     completion_tokens = completion_tokens + excluded.completion_tokens, cost_usd = cost_usd + excluded.cost_usd`;
+
 /**
  * The Usage page's tables (usage_breakdown_daily, usage_failed_attempts_daily): per day, per
  * provider/model and per key, with a latency bucket; and failed attempts per provider/model, read

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { BREAKDOWN_ROLLUPS } from './breakdown-rollups.ts';
+import { BREAKDOWN_ROLLUPS, SESSION_CLASSES_ROLLUP } from './breakdown-rollups.ts';
 
 export type PatchbayDatabase = Database.Database;
 
@@ -207,6 +207,16 @@ const MIGRATIONS: string[] = [
   // Issue 33: a model no price table knows (only its provider's list names it) has no cost. The row
   // keeps 0 in cost_usd, so sums stay sums, and says so here; the request log answers cost null.
   `ALTER TABLE usage ADD COLUMN price_unknown INTEGER NOT NULL DEFAULT 0;`,
+  // What each request was for, as its agent said (issue 36: Claude Code's request class), and a
+  // session's sums per class per day, so the Sessions page shows what compactions, subagents and
+  // background calls cost beside the main turns. Rows from before read as class '' (not said).
+  `ALTER TABLE usage ADD COLUMN request_class TEXT;
+   CREATE TABLE usage_session_classes (
+     session_id TEXT NOT NULL, key_id TEXT NOT NULL, request_class TEXT NOT NULL, day INTEGER NOT NULL,
+     requests INTEGER NOT NULL, errors INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, cost_usd REAL NOT NULL,
+     PRIMARY KEY (session_id, key_id, request_class, day)
+   ) WITHOUT ROWID;
+   ${SESSION_CLASSES_ROLLUP.replace('id > ?', '1')};`,
 ];
 
 /** Opens (creating if needed) the SQLite file in the data dir, in WAL mode, migrated to the latest schema. */

@@ -1,6 +1,6 @@
 // The Sessions page from the usage_sessions rollup's rows, which both backends' queries return in the same shape.
 import type { SessionCursor, UsageRange } from './usage-backend.ts';
-import type { SessionAgent, SessionPage, SessionRow } from './usage-views.ts';
+import type { SessionAgent, SessionClassSums, SessionPage, SessionRow } from './usage-views.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -8,6 +8,8 @@ const DAY_MS = 86_400_000;
 export type SessionListRow = Omit<SessionRow, 'first_ts' | 'last_ts' | 'models' | 'providers' | 'agents' | 'key_id'> & { key_id: string; first: number; last: number; models: string | null; providers: string | null };
 /** An agent's sums within a session, from the usage_sessions rollup. */
 export type SessionAgentRow = { session_id: string; key_id: string; agent_id: string; parent: string; first: number; last: number } & Omit<SessionAgent, 'agent_id' | 'parent_agent_id' | 'subagents' | 'first_ts' | 'last_ts'>;
+/** A session's sums of one request class, from the usage_session_classes rollup ('' for requests that said none). */
+export type SessionClassRow = { session_id: string; key_id: string } & SessionClassSums;
 
 /** The Sessions list's cursor as next_cursor gives it (the last session's time, key and id), or null when it is not one. */
 export function parseSessionCursor(text: string): SessionCursor | null {
@@ -24,10 +26,18 @@ export function sessionDays(range: UsageRange): { fromDay: number; toDay: number
  * A page of the Sessions list from the list query's rows (up to limit + 1: one more says there is
  * a next page) and the agents of the sessions shown, each agent nested under its parent.
  */
-export function toSessionPage(rows: SessionListRow[], agentRows: SessionAgentRow[], limit: number): SessionPage {
+export function toSessionPage(rows: SessionListRow[], agentRows: SessionAgentRow[], limit: number, classRows: SessionClassRow[] = []): SessionPage {
   const more = rows.length > limit;
   const shown = more ? rows.slice(0, limit) : rows;
   const agents = toAgentTrees(agentRows);
+  const classes = new Map<string, SessionClassSums[]>();
+  for (const { session_id, key_id, ...sums } of classRows) {
+    const session = `${key_id}\u0000${session_id}`;
+    const list = classes.get(session) ?? [];
+    classes.set(session, list);
+    list.push({ ...sums, request_class: sums.request_class || null, requests: Number(sums.requests), errors: Number(sums.errors), prompt_tokens: Number(sums.prompt_tokens), completion_tokens: Number(sums.completion_tokens), cost_usd: Number(sums.cost_usd) });
+  }
+  for (const list of classes.values()) list.sort((a, b) => b.cost_usd - a.cost_usd || b.requests - a.requests);
   const list = (text: string | null) => (text ? text.split(',').filter((v) => v !== '').sort() : []);
   const last = shown[shown.length - 1];
   return {
@@ -39,6 +49,7 @@ export function toSessionPage(rows: SessionListRow[], agentRows: SessionAgentRow
       models: list(models),
       providers: list(providers),
       agents: agents.get(`${key_id}\u0000${sums.session_id}`) ?? [],
+      classes: classes.get(`${key_id}\u0000${sums.session_id}`) ?? [],
     })),
     next_cursor: more ? Buffer.from(`${last.last}.${last.key_id}.${last.session_id}`).toString('base64url') : null,
   };

@@ -38,6 +38,7 @@ export interface StoredUsageRow {
   error_message: string | null;
   fallback: number;
   price_unknown: number;
+  request_class: string | null;
 }
 
 /** The row's adjustments column (JSON text or NULL) as the API answers it. */
@@ -85,6 +86,7 @@ export function storedToRequestRow(row: StoredUsageRow): RequestRow {
     cache_saved_usd: row.cache_saved_usd,
     error_message: row.error_message,
     fallback: row.fallback === 1,
+    request_class: row.request_class ?? null,
   };
 }
 
@@ -124,5 +126,6 @@ export function recordToRequestRow(record: UsageRecord, keyName: string | null):
     cache_saved_usd: record.cacheSavedUsd ?? 0,
     error_message: record.errorMessage ?? null,
     fallback: record.fallback ?? false,
+    request_class: record.requestClass ?? null,
   };
 }

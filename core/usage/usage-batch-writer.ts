@@ -29,7 +29,7 @@ export function rowsFromJson(parts: RowsJson): RowValues[] {
 const COLUMNS = `ts, request_id, key_id, endpoint, requested_model, provider, model, strategy, status, error_type,
   stream, prompt_tokens, completion_tokens, total_tokens, input_price, output_price, cost_usd, latency_ms, first_byte_ms, attempts, route_reason,
   cache_read_tokens, cache_write_5m_tokens, cache_write_1h_tokens, reasoning_tokens, adjustments, provider_key,
-  session_id, session_source, agent_id, parent_agent_id, cache_saved_usd, error_message, fallback, price_unknown`;
+  session_id, session_source, agent_id, parent_agent_id, cache_saved_usd, error_message, fallback, price_unknown, request_class`;
 const RETRY_AFTER_FAILURE_MS = 1000;
 /** Rows kept in memory while the database refuses writes (about 50 MB at most). */
 const MAX_PENDING_ROWS = 100_000;
@@ -58,7 +58,7 @@ export function toRowValues(r: UsageRecord): RowValues {
     r.adjustments ? JSON.stringify(r.adjustments) : null,
     r.providerKey ?? null,
     r.sessionId ?? null, r.sessionSource ?? null, r.agentId ?? null, r.parentAgentId ?? null, r.cacheSavedUsd ?? 0,
-    r.errorMessage ?? null, r.fallback ? 1 : 0, r.priceUnknown ? 1 : 0,
+    r.errorMessage ?? null, r.fallback ? 1 : 0, r.priceUnknown ? 1 : 0, r.requestClass ?? null,
   ];
 }
 

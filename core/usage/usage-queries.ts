@@ -7,7 +7,7 @@ import type { GroupTotalsRow, LogFilter, RecentAttempts, SessionCursor, UsageGro
 import { toLatencyRows } from './latency-percentiles.ts';
 import { encodeCursor } from './log-cursor.ts';
 import { modelMatches, ROW_COLUMNS } from './request-log-sql.ts';
-import { sessionDays, toSessionPage, type SessionAgentRow, type SessionListRow } from './session-page.ts';
+import { sessionDays, toSessionPage, type SessionAgentRow, type SessionClassRow, type SessionListRow } from './session-page.ts';
 import type { BreakdownGroup, LatencyRow, RequestLogPage, RequestRow, SeriesBucket, SeriesGroup, SessionPage, UsageBreakdown, UsageSeries, UsageTotals } from './usage-views.ts';
 
 const HOUR_MS = 3_600_000;
@@ -236,7 +236,13 @@ export class UsageQueries {
          FROM usage_sessions WHERE session_id IN (SELECT value FROM json_each(?)) AND agent_id != '' AND day >= ? AND day < ?
         GROUP BY session_id, key_id, agent_id ORDER BY first, agent_id`,
     ).all(JSON.stringify(shown), params.fromDay, params.toDay) as SessionAgentRow[]);
-    return toSessionPage(rows, agents, limit);
+    const classes = shown.length === 0 ? [] : (this.prepare(
+      `SELECT session_id, key_id, request_class, sum(requests) AS requests, sum(errors) AS errors, sum(prompt_tokens) AS prompt_tokens,
+              sum(completion_tokens) AS completion_tokens, sum(cost_usd) AS cost_usd
+         FROM usage_session_classes WHERE session_id IN (SELECT value FROM json_each(?)) AND day >= ? AND day < ?
+        GROUP BY session_id, key_id, request_class`,
+    ).all(JSON.stringify(shown), params.fromDay, params.toDay) as SessionClassRow[]);
+    return toSessionPage(rows, agents, limit, classes);
   }
 }
 

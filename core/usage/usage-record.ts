@@ -52,6 +52,8 @@ export interface UsageRecord {
   fallback?: boolean;
   /** No table prices the model that answered (a model only its provider's list names): costUsd is 0 and means "unknown". */
   priceUnknown?: boolean;
+  /** What the request was for, as its agent said (Claude Code's request class: main, subagent, compaction ...); absent: not said. */
+  requestClass?: string | null;
 }
 
 /** Request and response content of one request (only when the content log is turned on). */

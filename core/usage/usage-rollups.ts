@@ -1,4 +1,4 @@
-import { BREAKDOWN_ROLLUPS, LATENCY_BUCKET } from '../sqlite/breakdown-rollups.ts';
+import { BREAKDOWN_ROLLUPS, LATENCY_BUCKET, SESSION_CLASSES_ROLLUP } from '../sqlite/breakdown-rollups.ts';
 import type { PatchbayDatabase } from '../sqlite/open-database.ts';
 
 const SUMS = `count(*), sum(status >= 400), sum(prompt_tokens), sum(completion_tokens), sum(total_tokens), sum(cost_usd)`;
@@ -41,6 +41,7 @@ export const ROLLUP_STATEMENTS: readonly string[] = [
      requests = requests + excluded.requests, errors = errors + excluded.errors, prompt_tokens = prompt_tokens + excluded.prompt_tokens,
      completion_tokens = completion_tokens + excluded.completion_tokens, cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens,
      cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens, cost_usd = cost_usd + excluded.cost_usd, cache_saved_usd = cache_saved_usd + excluded.cache_saved_usd`,
+  SESSION_CLASSES_ROLLUP,
   ...BREAKDOWN_ROLLUPS,
 ];
 

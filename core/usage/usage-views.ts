@@ -60,6 +60,8 @@ export interface RequestRow {
   error_message?: string | null;
   /** Served by a fallback: an endpoint tried after another one failed. */
   fallback?: boolean;
+  /** What its agent said it was for (Claude Code's request class), null when it did not. Optional for the dashboard's older fixtures. */
+  request_class?: string | null;
 }
 
 export interface UsageTotals {
@@ -127,6 +129,17 @@ export interface SessionAgent extends SessionSums {
   subagents: SessionAgent[];
 }
 
+/** A session's requests of one class (what its agent said they were for): what compactions, subagents and background calls cost. */
+export interface SessionClassSums {
+  /** main, subagent, workflow, compaction, auxiliary, side_reply ...; null for requests that did not say. */
+  request_class: string | null;
+  requests: number;
+  errors: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_usd: number;
+}
+
 /** One session of GET /api/usage/sessions. */
 export interface SessionRow extends SessionSums {
   session_id: string;
@@ -142,6 +155,8 @@ export interface SessionRow extends SessionSums {
   providers: string[];
   /** Requests that named an agent, as a tree (empty when none did). */
   agents: SessionAgent[];
+  /** Its sums per request class, the costliest first (one entry of class null when its client said none). Optional for the dashboard's older fixtures. */
+  classes?: SessionClassSums[];
 }
 
 export interface SessionPage {

@@ -92,6 +92,8 @@ export function* generateUsageRows(options: GenerateOptions): Generator<UsageRec
       parentAgentId: agent?.parent ?? null,
       cacheReadTokens: cacheRead,
       cacheSavedUsd: (cacheRead * (1 + p) * 0.5) / 1_000_000,
+      // What Claude Code says a request is for: a subagent's, else now and then a compaction or a background call (no draw, so the rows stay as they were).
+      requestClass: session?.source === 'claude-code' ? (agent?.parent ? 'subagent' : i % 11 === 0 ? 'compaction' : i % 7 === 0 ? 'auxiliary' : 'main') : null,
     };
   }
 }

@@ -18,7 +18,7 @@ const USAGE_EXPORT_COLUMNS = [
   'id', 'ts', 'request_id', 'key_id', 'endpoint', 'requested_model', 'provider', 'model', 'strategy', 'status', 'error_type', 'stream',
   'prompt_tokens', 'completion_tokens', 'total_tokens', 'input_price', 'output_price', 'cost_usd', 'latency_ms', 'first_byte_ms', 'attempts',
   'route_reason', 'cache_read_tokens', 'cache_write_5m_tokens', 'cache_write_1h_tokens', 'reasoning_tokens', 'adjustments', 'provider_key',
-  'session_id', 'session_source', 'agent_id', 'parent_agent_id', 'cache_saved_usd', 'error_message', 'fallback', 'price_unknown',
+  'session_id', 'session_source', 'agent_id', 'parent_agent_id', 'cache_saved_usd', 'error_message', 'fallback', 'price_unknown', 'request_class',
 ];
 
 export interface OpenedStores {
@@ -224,6 +224,25 @@ export function runStoreContract(backend: string, open: () => Promise<OpenedStor
       for (const sub of root.subagents) {
         expect(sub).toMatchObject({ parent_agent_id: main, requests: withSubagents.rows.filter((r) => r.agentId === sub.agent_id).length, subagents: [] });
       }
+    });
+
+    it('sessions: each with its requests and cost per request class (null for requests that said none), the costliest class first', async () => {
+      const expected = expectedSessions(inRange(DAYS_10.from, DAYS_10.to));
+      const seen = await allSessions(DAYS_10, {});
+      let classified = 0;
+      for (const [i, session] of seen.entries()) {
+        const byClass = new Map<string | null, UsageRecord[]>();
+        for (const r of expected[i].rows) byClass.set(r.requestClass ?? null, [...(byClass.get(r.requestClass ?? null) ?? []), r]);
+        expect(session.classes!.map((c) => c.request_class).sort()).toEqual([...byClass.keys()].sort());
+        for (const entry of session.classes!) {
+          const mine = byClass.get(entry.request_class)!;
+          expect(entry).toMatchObject({ requests: mine.length, errors: mine.filter((r) => r.status >= 400).length, prompt_tokens: sum(mine, (r) => r.promptTokens), completion_tokens: sum(mine, (r) => r.completionTokens) });
+          expect(entry.cost_usd).toBeCloseTo(sum(mine, (r) => r.costUsd), 9);
+        }
+        expect(session.classes!.map((c) => c.cost_usd)).toEqual([...session.classes!.map((c) => c.cost_usd)].sort((a, b) => b - a));
+        if (session.classes!.some((c) => c.request_class === 'compaction')) classified++;
+      }
+      expect(classified).toBeGreaterThan(0);
     });
 
     it('the Usage tables per model, provider and key: sums, failed attempts and latency percentiles', async () => {

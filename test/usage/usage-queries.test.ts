@@ -155,7 +155,8 @@ describe('usage queries on 20,000 generated rows equal a straightforward SQL com
     db.close();
     // Back to schema 4 (no rollups, no route_reason, no cache and reasoning columns, no provider_key), as a database from before these versions.
     const old = new Database(join(dir, 'patchbay.db'));
-    old.exec(`ALTER TABLE usage DROP COLUMN cache_read_tokens; ALTER TABLE usage DROP COLUMN cache_write_5m_tokens; ALTER TABLE usage DROP COLUMN cache_write_1h_tokens; ALTER TABLE usage DROP COLUMN reasoning_tokens; ALTER TABLE usage DROP COLUMN adjustments; ALTER TABLE usage DROP COLUMN error_message; ALTER TABLE usage DROP COLUMN fallback; ALTER TABLE usage DROP COLUMN provider_key;
+    old.exec(`ALTER TABLE usage DROP COLUMN request_class; DROP TABLE usage_session_classes;
+      ALTER TABLE usage DROP COLUMN cache_read_tokens; ALTER TABLE usage DROP COLUMN cache_write_5m_tokens; ALTER TABLE usage DROP COLUMN cache_write_1h_tokens; ALTER TABLE usage DROP COLUMN reasoning_tokens; ALTER TABLE usage DROP COLUMN adjustments; ALTER TABLE usage DROP COLUMN error_message; ALTER TABLE usage DROP COLUMN fallback; ALTER TABLE usage DROP COLUMN provider_key;
       DROP INDEX usage_session_ts; DROP INDEX usage_status_session_key; DROP TABLE usage_sessions; ALTER TABLE usage DROP COLUMN session_id; ALTER TABLE usage DROP COLUMN session_source; ALTER TABLE usage DROP COLUMN agent_id; ALTER TABLE usage DROP COLUMN parent_agent_id; ALTER TABLE usage DROP COLUMN cache_saved_usd;
       ALTER TABLE usage DROP COLUMN price_unknown;
       DROP TABLE usage_daily; DROP TABLE usage_daily_keys; DROP TABLE usage_hourly; DROP TABLE usage_hourly_keys; DROP TABLE usage_latency_daily;

@@ -93,6 +93,7 @@ describe('usage rollups kept per batch', () => {
     new UsageBatchWriter(db, () => undefined).write(rows(10));
     // Schema 5 as the previous version left it: with the per-row trigger (here one rollup of it), without the cache and reasoning columns (schema 7) and provider_key (schema 8).
     db.exec(`CREATE TRIGGER usage_rollups AFTER INSERT ON usage BEGIN UPDATE usage_daily SET requests = requests + 1; END;
+      ALTER TABLE usage DROP COLUMN request_class; DROP TABLE usage_session_classes;
       ALTER TABLE usage DROP COLUMN cache_read_tokens; ALTER TABLE usage DROP COLUMN cache_write_5m_tokens; ALTER TABLE usage DROP COLUMN cache_write_1h_tokens; ALTER TABLE usage DROP COLUMN reasoning_tokens; ALTER TABLE usage DROP COLUMN adjustments; ALTER TABLE usage DROP COLUMN error_message; ALTER TABLE usage DROP COLUMN fallback; ALTER TABLE usage DROP COLUMN provider_key;
       DROP INDEX usage_session_ts; DROP INDEX usage_status_session_key; DROP TABLE usage_sessions; ALTER TABLE usage DROP COLUMN session_id; ALTER TABLE usage DROP COLUMN session_source; ALTER TABLE usage DROP COLUMN agent_id; ALTER TABLE usage DROP COLUMN parent_agent_id; ALTER TABLE usage DROP COLUMN cache_saved_usd;
       ALTER TABLE usage DROP COLUMN price_unknown;

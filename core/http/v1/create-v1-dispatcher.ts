@@ -25,6 +25,7 @@ import { listModels } from './list-models.ts';
 import { listCodexModels } from './list-codex-models.ts';
 import type { V1Context } from './v1-context.ts';
 import { recordRequest } from './record-request.ts';
+import { readAgentHints } from './read-agent-hints.ts';
 import { readSessionHeaders } from './read-session.ts';
 import { createV1Request, elapsedMs, type V1Request } from './v1-request.ts';
 
@@ -70,6 +71,7 @@ export function createV1Dispatcher(deps: V1Deps): { dispatch: (req: IncomingMess
       request.session = readSessionHeaders(req.headers);
       const telemetry = deps.telemetry?.active;
       if (telemetry) request.trace.observer = request.observation = telemetry.observe(req.headers, endpoint);
+      request.hints = readAgentHints(req.headers);
       try {
         request.key = authenticate(req, deps.keys);
         await handler(req, res, ctx, request);

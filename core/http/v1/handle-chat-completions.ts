@@ -38,6 +38,10 @@ export async function handleChatCompletions(req: IncomingMessage, res: ServerRes
       prompt: measurePrompt(chatTexts(body.messages, body.tools)),
       maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
     },
+    purpose: () => ({
+      thinking: typeof body.reasoning_effort === 'string' && body.reasoning_effort !== 'none',
+      tools: [...(body.tools ?? []).map((t) => t.function.name), ...(body.web_search_options != null ? ['web_search'] : [])],
+    }),
     affinity: () => hashPrefix([toolNames(body.tools), leadingMessages(body.messages)]),
     stream: body.stream === true,
     includeUsage: body.stream_options?.include_usage === true,

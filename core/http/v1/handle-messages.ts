@@ -76,6 +76,11 @@ export async function handleMessages(req: IncomingMessage, res: ServerResponse, 
   await serveRouted(req, res, ctx, request, {
     body,
     route: { operation: 'chat', model: body.model, needs: messagesNeeds(body), prompt, maxTokens: body.max_tokens },
+    purpose: () => ({
+      thinking: body.thinking !== undefined && body.thinking.type !== 'disabled',
+      // A server tool by its type (web_search_20250305), a client tool by its name.
+      tools: (body.tools ?? []).map((t) => (t.type && t.type !== 'custom' ? t.type : t.name)),
+    }),
     affinity: () => hashPrefix([body.system ?? null, toolNames(body.tools), leadingMessages(body.messages)]),
     stream: body.stream === true,
     includeUsage: false,

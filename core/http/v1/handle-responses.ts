@@ -80,6 +80,11 @@ export function createResponsesHandler(connectTimeoutMs: number) {
     await serveRouted(req, res, ctx, request, {
       body,
       route: { operation: 'chat', model: body.model, needs: responsesNeeds(body), prompt: measurePrompt(responsesTexts(body)), maxTokens: body.max_output_tokens ?? undefined },
+      purpose: () => ({
+        thinking: typeof body.reasoning?.effort === 'string' && body.reasoning.effort !== 'none',
+        // A function or custom tool by its name, a built-in one (web_search) by its type.
+        tools: (body.tools ?? []).map((t) => { const tool = t as { name?: unknown; type?: unknown }; return String(typeof tool.name === 'string' ? tool.name : tool.type); }),
+      }),
       affinity: () => hashPrefix([body.instructions ?? null, toolNames(body.tools), Array.isArray(body.input) ? leadingMessages(body.input.map((item) => ({ role: 'role' in item ? String(item.role) : '', item }))) : body.input]),
       stream: body.stream === true,
       includeUsage: true,

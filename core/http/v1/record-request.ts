@@ -79,6 +79,7 @@ function toUsageRecord(request: V1Request, routingFeeUsd: number): UsageRecord {
     parentAgentId: request.session.parentAgentId,
     cacheSavedUsd: priced && usage ? cacheSaved(counts, priced, tokenCost) : 0,
     ...(cost === null ? { priceUnknown: true } : {}),
+    requestClass: request.hints?.requestClass ?? null,
   };
 }
 

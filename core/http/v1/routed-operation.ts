@@ -1,5 +1,6 @@
 import type { IngressCodec } from '../../protocols/ingress-codec.ts';
 import type { JsonReply, ProviderAdapter, StreamReply, UpstreamCall } from '../../providers/provider-adapter.ts';
+import type { RequestPurpose } from '../../routing/match-route-rule.ts';
 import type { RouteRequest } from '../../routing/router.ts';
 import type { FanOut } from './estimate-admission.ts';
 
@@ -10,7 +11,12 @@ import type { FanOut } from './estimate-admission.ts';
 export interface RoutedOperation {
   /** The validated body, kept only when the content log is on. */
   body: unknown;
-  route: Omit<RouteRequest, 'strategy' | 'fallbackModels' | 'stream' | 'allowedModels' | 'session' | 'keyId' | 'sticky'>;
+  route: Omit<RouteRequest, 'strategy' | 'fallbackModels' | 'stream' | 'allowedModels' | 'session' | 'keyId' | 'sticky' | 'purpose'>;
+  /**
+   * What the body says the request is for (thinking, tools offered); routing.rules match it with the
+   * agent's hints. Asked only when there are rules or hints. Absent: no rule applies.
+   */
+  purpose?: () => Pick<RequestPurpose, 'thinking' | 'tools'>;
   /** The hash of the request's stable prefix, which names a session that the client did not (sticky routing). */
   affinity?: () => string | null;
   stream: boolean;

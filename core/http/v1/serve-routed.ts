@@ -6,6 +6,7 @@ import { ASSUMED_COMPLETION_TOKENS } from '../../routing/router.ts';
 import { headerValue } from '../header-value.ts';
 import { addAdjustmentHeaders } from './add-adjustment-headers.ts';
 import { estimateAdmission, SINGLE_ANSWER } from './estimate-admission.ts';
+import { NO_HINTS } from './read-agent-hints.ts';
 import type { RoutedOperation } from './routed-operation.ts';
 import { serveStream } from './serve-stream.ts';
 import type { V1Context } from './v1-context.ts';
@@ -48,6 +49,7 @@ export async function serveRouted(req: IncomingMessage, res: ServerResponse, ctx
       keyId: request.key?.id ?? null,
       affinity: operation.affinity,
       sticky: parseStickyHeader(req.headers['x-patchbay-sticky']),
+      purpose: operation.purpose && (request.hints !== null || router.routesByPurpose) ? { ...(request.hints ?? NO_HINTS), ...operation.purpose() } : null,
     });
     const plan = planned instanceof Promise ? await planned : planned;
     if (observation) observation.planned(plan);

@@ -5,6 +5,7 @@ import type { Usage } from '../../providers/provider-adapter.ts';
 import { createRouteTrace, type RouteTrace } from '../../routing/route-trace.ts';
 import type { RequestObservation } from '../../telemetry/request-observation.ts';
 import type { UsageRecord } from '../../usage/usage-record.ts';
+import type { AgentHints } from './read-agent-hints.ts';
 import type { SessionIdentity } from './read-session.ts';
 
 export type V1Endpoint = UsageRecord['endpoint'] | 'messages' | 'count_tokens' | 'responses';
@@ -29,6 +30,8 @@ export interface V1Request {
   admission: Admission | null;
   /** The client's session and agent (headers first, then the body's ids). */
   session: SessionIdentity;
+  /** What the client's headers say the request is for (Claude Code's gateway hints), null when they say nothing. */
+  hints: AgentHints | null;
   /** Content for the debugging log; set only when the content log is on. */
   content: { request: string; response: string } | null;
   /**
@@ -73,6 +76,7 @@ export function createV1Request(endpoint: V1Endpoint): V1Request {
     errorMessage: null,
     admission: null,
     session: { id: null, source: null, agentId: null, parentAgentId: null },
+    hints: null,
     content: null,
     headers: { 'x-patchbay-request-id': requestId },
     observation: null,
