@@ -55,6 +55,9 @@ function planClaude({ origin, key, profiles, catalogWindow }: LaunchInput): Agen
   const env: Record<string, string> = {
     ANTHROPIC_BASE_URL: origin,
     ANTHROPIC_AUTH_TOKEN: key ?? KEY_PLACEHOLDER,
+    // Claude Code then says what each request is for (x-claude-code-request-class and the like; off
+    // behind a custom base URL by default): routing.rules route by it, the Sessions page sums by it.
+    CLAUDE_CODE_GATEWAY_HINT_HEADERS: '1',
   };
   if (profile.main) {
     env.ANTHROPIC_MODEL = profile.main;

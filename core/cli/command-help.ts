@@ -64,7 +64,7 @@ A cheap authenticated call to the provider (lists its models; costs no tokens). 
 const ROUTING: Record<string, string> = {
   show: `Usage: patchbay routing show [--json]
 
-The default strategy, balanced weights, fallback chains and custom aliases (and whether routing is paused).`,
+The default strategy, balanced weights, fallback chains, custom aliases and routing rules (and whether routing is paused).`,
   strategy: `Usage: patchbay routing strategy balanced|latency|cost|availability|round-robin
 
 Sets the default strategy (saved in config.json; the next request uses it).`,
@@ -76,10 +76,25 @@ Models tried, in order, after MODEL's own endpoints when a request sends no X-Pa
 
 Your own alias: NAME routed by strategy over those models (provider/model ids or built-in aliases,
 at most 16); "none" removes it. A custom alias may take a built-in alias's or a model id's name.`,
-  explain: `Usage: patchbay routing explain MODEL [--strategy S] [--stream] [--needs tools,images] [--prompt-tokens N] [--max-tokens N] [--key ID] [--json]
+  rule: `Usage: patchbay routing rule NAME --model MODEL [--class C,..] [--agent-type T,..] [--auxiliary-type T,..] [--tier GLOB,..] [--thinking on|off] [--prompt-tokens-at-least N] [--window-share F] [--tools T,..] [--at N] | none
+
+A routing rule: a request that says what it is for (Claude Code's gateway hints, sent with
+CLAUDE_CODE_GATEWAY_HINT_HEADERS=1, which "patchbay claude" sets) and matches every condition
+given goes to MODEL (a model or an alias) instead of the model it asked for. Rules are tried in
+order, first match wins; --at N puts the rule at position N (1 first). "none" removes it.
+  --class          main, subagent, workflow, compaction, auxiliary, side_reply
+  --agent-type     a subagent's type (Explore, Plan, general-purpose, custom ...)
+  --tier           the model the client asked for, * for any run of characters (claude-haiku-*)
+  --thinking       on or off: the request asks for extended thinking (or a reasoning effort)
+  --prompt-tokens-at-least N, --window-share F   the prompt's size, in tokens or as a share (0 to 1)
+                   of the asked model's context window
+  --tools          the request offers a tool of this name or type (web_search)
+Example: patchbay routing rule cheap-compaction --class compaction --model gemini-2.5-flash`,
+  explain: `Usage: patchbay routing explain MODEL [--strategy S] [--stream] [--needs tools,images] [--prompt-tokens N] [--max-tokens N] [--key ID] [--class C] [--agent-type T] [--thinking on|off] [--tools T,..] [--json]
 
 Which provider now, and why: the ranked candidates with their score parts, and every endpoint left
-out with its reason. Changes nothing. Exits 1 when no endpoint could serve the request.`,
+out with its reason; with --class (and the other purpose flags) first the routing rule such a
+request would meet. Changes nothing. Exits 1 when no endpoint could serve the request.`,
   pause: `Usage: patchbay routing pause
 
 Pauses the running Patchbay: /v1 requests get 503 until "patchbay routing resume" (not saved; a restart resumes).
@@ -110,7 +125,7 @@ A team's replica (--database) makes no key and prints no sign-in link: "patchbay
   keys: `Usage:\n${Object.values(KEYS).map((text) => `  ${text.split('\n')[0].replace('Usage: ', '')}`).join('\n')}\n\nKey settings:\n${KEY_FLAGS}\n\n"patchbay keys create --help" and the like tell more.`,
   providers: `Usage:\n${Object.values(PROVIDERS).map((text) => `  ${text.split('\n')[0].replace('Usage: ', '')}`).join('\n')}\n\n"patchbay providers set-key --help" and the like tell more.`,
   routing: `Usage:\n${Object.values(ROUTING).map((text) => `  ${text.split('\n')[0].replace('Usage: ', '')}`).join('\n')}\n\n"patchbay routing explain --help" and the like tell more.`,
-  claude: agentHelp('claude', 'Claude Code', 'ANTHROPIC_BASE_URL, ANTHROPIC_AUTH_TOKEN, and from the profile ANTHROPIC_MODEL (with the opus and\nsonnet tiers), ANTHROPIC_DEFAULT_HAIKU_MODEL (background), CLAUDE_CODE_SUBAGENT_MODEL, and\nCLAUDE_CODE_AUTO_COMPACT_WINDOW / CLAUDE_CODE_MAX_CONTEXT_TOKENS (the window; for a non-Claude main model\nPatchbay\'s catalog window when the profile sets none)'),
+  claude: agentHelp('claude', 'Claude Code', 'ANTHROPIC_BASE_URL, ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_GATEWAY_HINT_HEADERS=1 (Claude Code says what\neach request is for: "patchbay routing rule" routes by it), and from the profile ANTHROPIC_MODEL (with the opus and\nsonnet tiers), ANTHROPIC_DEFAULT_HAIKU_MODEL (background), CLAUDE_CODE_SUBAGENT_MODEL, and\nCLAUDE_CODE_AUTO_COMPACT_WINDOW / CLAUDE_CODE_MAX_CONTEXT_TOKENS (the window; for a non-Claude main model\nPatchbay\'s catalog window when the profile sets none)'),
   codex: agentHelp('codex', 'Codex CLI', 'PATCHBAY_KEY, and "-c" overrides (your config.toml is never edited): model_provider "patchbay" with\nits base_url, env_key, wire_api "responses" and model_catalog_url (the models as a Codex catalog:\nwindow, reasoning levels, apply_patch), and from the profile model and model_context_window'),
   agents: `Usage: patchbay agents show [--json]
        patchbay agents set claude [--main MODEL] [--background MODEL] [--subagent MODEL] [--context-window N]

@@ -4,9 +4,10 @@ import { connectManagement, type Management } from './connect-management.ts';
 import { formatTable } from './format-table.ts';
 import { parseCommand } from './parse-command.ts';
 import { UsageError } from './usage-error.ts';
+import { describeRules, editRule, explainPurpose, RULE_FLAGS } from './routing-rule-command.ts';
 import type { CliIo } from './cli-io.ts';
 
-const ACTIONS = ['show', 'strategy', 'fallback', 'alias', 'explain', 'pause', 'resume'];
+const ACTIONS = ['show', 'strategy', 'fallback', 'alias', 'rule', 'explain', 'pause', 'resume'];
 
 /** `patchbay routing ...`: the Routing page of the dashboard on the command line. */
 export async function runRoutingCommand(args: string[], io: CliIo): Promise<number> {
@@ -20,6 +21,7 @@ export async function runRoutingCommand(args: string[], io: CliIo): Promise<numb
     'prompt-tokens': { type: 'string' },
     'max-tokens': { type: 'string' },
     key: { type: 'string' },
+    ...RULE_FLAGS,
   });
   const connection = await connectManagement(values, io.env, io.err);
   try {
@@ -38,6 +40,8 @@ export async function runRoutingCommand(args: string[], io: CliIo): Promise<numb
       await management.setRouting({ strategy: strategy as never });
     } else if (action === 'fallback' || action === 'alias') {
       await editMap(management, action, positionals);
+    } else if (action === 'rule') {
+      await editRule(management, positionals, values);
     } else if (action === 'explain') {
       return await explain(management, positionals[0], values, io);
     }
@@ -82,11 +86,13 @@ async function explain(management: Management, model: string | undefined, values
     prompt_tokens: number('prompt-tokens'),
     max_tokens: number('max-tokens'),
     key_id: values.key as string | undefined,
+    ...explainPurpose(values),
   });
   if (values.json) {
     io.out(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   }
+  if (result.rule) io.out(`rule: ${result.rule.name ?? `rules[${result.rule.index}]`} (${result.rule.why}) -> ${result.rule.model}\n`);
   io.out(`${result.reason}\n\n`);
   const percent = (n: number) => `${Math.round(n * 100)}%`;
   io.out(
@@ -121,5 +127,6 @@ function describeRouting(routing: Awaited<ReturnType<Management['getRouting']>>)
   const aliases = Object.entries(routing.aliases);
   lines.push(aliases.length ? 'custom aliases:' : 'custom aliases: none');
   for (const [name, members] of aliases) lines.push(`  ${name} = ${members.join(', ')}`);
+  lines.push(...describeRules(routing.rules));
   return `${lines.join('\n')}\n`;
 }

@@ -84,16 +84,12 @@ export interface RouteRule {
   model: string;
 }
 
+const LIST_CONDITIONS = new Set(['requestClass', 'agentType', 'auxiliaryType', 'model', 'tools']);
+
 export function resolveRouteRules(rules: RouteRuleConfig[]): RouteRule[] {
-  const list = <T>(value: T | T[] | undefined): T[] | undefined => (value === undefined ? undefined : Array.isArray(value) ? value : [value]);
   return rules.map((rule, index) => {
-    const { requestClass, agentType, auxiliaryType, model, tools, ...rest } = rule.when;
-    const when: RouteRule['when'] = { ...rest };
-    if (requestClass !== undefined) when.requestClass = list(requestClass);
-    if (agentType !== undefined) when.agentType = list(agentType);
-    if (auxiliaryType !== undefined) when.auxiliaryType = list(auxiliaryType);
-    if (model !== undefined) when.model = list(model);
-    if (tools !== undefined) when.tools = list(tools);
+    // In the order written: the conditions read back (GET /api/routing, `routing show`) as they were given.
+    const when = Object.fromEntries(Object.entries(rule.when).map(([key, value]) => [key, LIST_CONDITIONS.has(key) && !Array.isArray(value) ? [value] : value])) as RouteRule['when'];
     return { name: rule.name ?? null, label: rule.name ?? `rules[${index}]`, index, when, model: rule.model };
   });
 }

@@ -16,7 +16,7 @@ export function stickyKey(request: RouteRequest): { key: string; via: StickyChoi
 }
 
 /** The start of every sticky key of one session (of one Patchbay key), whatever its operation and model. */
-export function sessionKeyPrefix(session: string, keyId: string | undefined): string {
+export function sessionKeyPrefix(session: string, keyId: string | null | undefined): string {
   return `s\u0000${keyId ?? ''}\u0000${session}\u0000`;
 }
 

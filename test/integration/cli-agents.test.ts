@@ -89,6 +89,8 @@ describe('patchbay claude / patchbay codex', () => {
     const origin = pb.patchbay.url;
     expect(out).toEqual(expect.arrayContaining([
       `ANTHROPIC_BASE_URL=${origin}`,
+      // Claude Code's gateway hints: what each request is for, which routing.rules match.
+      'CLAUDE_CODE_GATEWAY_HINT_HEADERS=1',
       'ANTHROPIC_MODEL=openai/gpt-4o',
       'ANTHROPIC_DEFAULT_OPUS_MODEL=openai/gpt-4o',
       'ANTHROPIC_DEFAULT_SONNET_MODEL=openai/gpt-4o',

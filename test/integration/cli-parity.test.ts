@@ -144,6 +144,14 @@ describe('every CLI command gives the same result with a running server and with
     out.routingExplain = await run(['routing', 'explain', 'my-coder', '--prompt-tokens', '1000', '--max-tokens', '100', '--strategy', 'cost']);
     out.routingExplainJson = await run(['routing', 'explain', 'llama-3.3-70b', '--needs', 'tools', '--json']);
     out.routingExplainUnknown = await run(['routing', 'explain', 'claude-sonet-4-5']);
+    out.routingRule = await run(['routing', 'rule', 'cheap-compaction', '--class', 'compaction', '--model', 'llama-3.1-8b']);
+    out.routingRuleFirst = await run(['routing', 'rule', 'explorers', '--class', 'subagent', '--agent-type', 'Explore,Plan', '--thinking', 'off', '--model', 'gpt-4o-mini', '--at', '1']);
+    out.routingRuleBadClass = await run(['routing', 'rule', 'typo', '--class', 'compacting', '--model', 'gpt-4o-mini']);
+    out.routingRuleBadModel = await run(['routing', 'rule', 'typo', '--class', 'auxiliary', '--model', 'no-such-model']);
+    out.routingRuleNoModel = await run(['routing', 'rule', 'typo', '--class', 'auxiliary']);
+    out.routingExplainRule = await run(['routing', 'explain', 'gpt-4o', '--class', 'compaction']);
+    out.routingRuleShowJson = await run(['routing', 'show', '--json']);
+    out.routingRuleNone = await run(['routing', 'rule', 'explorers', 'none']);
     out.routingAliasNone = await run(['routing', 'alias', 'my-coder', 'none']);
     out.routingFallbackNone = await run(['routing', 'fallback', 'gpt-4o-mini', 'none']);
 
@@ -195,6 +203,13 @@ describe('every CLI command gives the same result with a running server and with
     expect(viaServer.routingExplain.stdout).toContain('groq/llama-3.3-70b-versatile: no_key:');
     expect(viaServer.routingExplainUnknown).toMatchObject({ code: 2, stderr: expect.stringContaining('Did you mean "claude-sonnet-4-5"') });
     expect(viaServer.routingFallbackNone.stdout).toContain('fallback chains: none');
+    expect(viaServer.routingRuleFirst.stdout).toContain('rules (first match wins):\n  1. explorers: requestClass=subagent agentType=Explore|Plan thinking=false -> gpt-4o-mini\n  2. cheap-compaction: requestClass=compaction -> llama-3.1-8b');
+    expect(viaServer.routingRuleBadClass).toMatchObject({ code: 2, stderr: expect.stringContaining("'rules[2].when.requestClass[0]': must be one of") });
+    expect(viaServer.routingRuleBadModel).toMatchObject({ code: 2, stderr: expect.stringContaining('routing.rules[2].model') });
+    expect(viaServer.routingRuleNoModel).toMatchObject({ code: 2, stderr: expect.stringContaining('--model') });
+    expect(viaServer.routingExplainRule.stdout).toMatch(/^rule: cheap-compaction \(request class compaction\) -> llama-3\.1-8b\nrule "cheap-compaction" \(routing\.rules\[1\]\) matched/);
+    expect(JSON.parse(viaServer.routingRuleShowJson.stdout).rules).toHaveLength(2);
+    expect(viaServer.routingRuleNone.stdout).toContain('rules (first match wins):\n  1. cheap-compaction');
 
   });
 

@@ -1,6 +1,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { STRATEGIES } from '../../../../core/config/config-schema.ts';
+import { REQUEST_CLASSES } from '../../../../core/config/route-rule-schema.ts';
 import { explainRouteSchema } from '../../../../core/management/management-schemas.ts';
 import { api } from '../../api/api-client.ts';
 import { useModels } from '../../api/shared-queries.ts';
@@ -18,6 +19,7 @@ export function ExplainPanel() {
   const [strategy, setStrategy] = useState('');
   const [stream, setStream] = useState(false);
   const [needs, setNeeds] = useState<Need[]>([]);
+  const [requestClass, setRequestClass] = useState('');
   const [errors, setErrors] = useState<FieldErrors>({});
   const explain = useMutation({ mutationFn: (input: ExplainRouteInput) => api.post<RouteExplanation>('/routing/explain', input) });
   const ids = [...new Set((models.data ?? []).map((m) => m.id))];
@@ -27,7 +29,7 @@ export function ExplainPanel() {
     event.preventDefault();
     if (!chosen) return;
     // Core's schema for POST /api/routing/explain: a model id the server would refuse is named here, not in a 400.
-    const parsed = explainRouteSchema.safeParse({ model: chosen, stream, ...(strategy ? { strategy } : {}), ...(needs.length ? { needs } : {}) });
+    const parsed = explainRouteSchema.safeParse({ model: chosen, stream, ...(strategy ? { strategy } : {}), ...(needs.length ? { needs } : {}), ...(requestClass ? { request_class: requestClass } : {}) });
     setErrors(parsed.success ? {} : fieldErrorsOf(parsed.error));
     if (parsed.success) explain.mutate(parsed.data);
   };
@@ -48,6 +50,13 @@ export function ExplainPanel() {
           <select value={strategy} onChange={(e) => setStrategy(e.target.value)}>
             <option value="">default</option>
             {STRATEGIES.map((s) => <option key={s} value={s}>{s}</option>)}
+          </select>
+        </label>
+        <label>
+          Request class
+          <select value={requestClass} onChange={(e) => setRequestClass(e.target.value)}>
+            <option value="">not said</option>
+            {REQUEST_CLASSES.map((c) => <option key={c} value={c}>{c}</option>)}
           </select>
         </label>
         <label className="check"><input type="checkbox" checked={stream} onChange={(e) => setStream(e.target.checked)} /> stream</label>

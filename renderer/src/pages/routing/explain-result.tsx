@@ -19,6 +19,15 @@ const part = (p: { value: number; weight: number }) => `${p.value.toFixed(2)} ×
 export function ExplainResultView({ result }: { result: RouteExplanation }) {
   return (
     <div className="explain">
+      {result.rule !== undefined ? (
+        <p>
+          {result.rule ? (
+            <>Rule <strong>{result.rule.name ?? `${result.rule.index + 1}`}</strong> matches ({result.rule.why}): sent to <strong>{result.rule.model}</strong>.</>
+          ) : (
+            'No rule matches: the model asked for serves it.'
+          )}
+        </p>
+      ) : null}
       <p>
         <strong>{result.model}</strong> with <strong>{result.strategy}</strong>: {result.reason}
       </p>

@@ -6,6 +6,7 @@ import { ErrorNote } from '../../components/query-state.tsx';
 import { ExplainPanel } from './explain-panel.tsx';
 import { ListMapEditor } from './list-map-editor.tsx';
 import { PausePanel } from './pause-panel.tsx';
+import { RulesEditor } from './rules-editor.tsx';
 import { StrategyForm } from './strategy-form.tsx';
 
 export default function RoutingPage() {
@@ -45,6 +46,7 @@ export default function RoutingPage() {
             onSave={(aliases) => save.mutateAsync({ aliases })}
             help="A name of your own for a set of models; a request for the alias may go to any of them, by the strategy."
           />
+          <RulesEditor routing={routing.data} models={modelIds} onSave={(rules) => save.mutateAsync({ rules })} />
         </>
       ) : null}
       <ExplainPanel />

@@ -3,6 +3,7 @@ import { ModalDialog } from '../../components/modal-dialog.tsx';
 import { ErrorNote } from '../../components/query-state.tsx';
 import { formatDateTime, formatLogTime, formatTokens, formatUsd } from '../../format/format-numbers.ts';
 import type { RequestFilters } from '../requests/request-filters.ts';
+import { className } from './class-costs.ts';
 import { CLIENT_NAMES, flattenAgents } from './flatten-agents.ts';
 import { useSessionRequests } from './use-sessions.ts';
 
@@ -23,6 +24,27 @@ export function SessionDetail({ row, filters, onClose }: { row: SessionRow | nul
             <div><dt>Tokens</dt><dd>{formatTokens(row.prompt_tokens)} in ({formatTokens(row.cache_read_tokens)} read from cache, {formatTokens(row.cache_write_tokens)} written), {formatTokens(row.completion_tokens)} out</dd></div>
             <div><dt>Cost</dt><dd>{formatUsd(row.cost_usd)}; caching saved {formatUsd(row.cache_saved_usd)} against list prices</dd></div>
           </dl>
+          {row.classes && row.classes.some((c) => c.request_class !== null) ? (
+            <>
+              <h3>By request class</h3>
+              <p className="muted">What each request was for, as the agent said (Claude Code's gateway hints): main turns, subagents, compactions, background calls.</p>
+              <div className="table-wrap">
+                <table>
+                  <thead><tr><th scope="col">Class</th><th scope="col">Requests</th><th scope="col">Tokens in / out</th><th scope="col">Cost</th></tr></thead>
+                  <tbody>
+                    {row.classes.map((c) => (
+                      <tr key={c.request_class ?? ''}>
+                        <td>{className(c.request_class)}</td>
+                        <td>{formatTokens(c.requests)}{c.errors ? ` (${formatTokens(c.errors)} failed)` : ''}</td>
+                        <td>{formatTokens(c.prompt_tokens)} / {formatTokens(c.completion_tokens)}</td>
+                        <td>{formatUsd(c.cost_usd)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            </>
+          ) : null}
           {agents.length > 0 ? (
             <>
               <h3>Agents</h3>
@@ -54,7 +76,7 @@ export function SessionDetail({ row, filters, onClose }: { row: SessionRow | nul
                   {requests.data.data.map((r) => (
                     <tr key={r.request_id}>
                       <td>{formatLogTime(r.ts)}</td>
-                      <td>{r.agent_id ?? '—'}</td>
+                      <td>{r.agent_id ?? '—'}{r.request_class ? <span className="muted"> · {className(r.request_class)}</span> : null}</td>
                       <td title={r.route_reason ?? undefined}>{r.provider ?? '—'}</td>
                       <td>{String(r.status)}</td>
                       <td>{formatTokens(r.prompt_tokens)} / {formatTokens(r.cache_read_tokens ?? 0)} / {formatTokens(r.completion_tokens)}</td>

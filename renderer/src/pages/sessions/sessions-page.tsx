@@ -5,6 +5,7 @@ import { formatLogTime, formatTokens, formatUsd } from '../../format/format-numb
 import { hasFilters, RequestFilterForm } from '../requests/request-filter-form.tsx';
 import { NO_FILTERS, type RequestFilters } from '../requests/request-filters.ts';
 import { CLIENT_NAMES, flattenAgents, shortId } from './flatten-agents.ts';
+import { classCostLine } from './class-costs.ts';
 import { SessionDetail } from './session-detail.tsx';
 import { useSessions } from './use-sessions.ts';
 
@@ -61,6 +62,7 @@ export default function SessionsPage() {
                   <td className="stacked">
                     <span>{formatUsd(s.cost_usd)}</span>
                     <span className="muted" title="What prompt caching saved against list prices (a cache write can cost more than it saved)">{s.cache_saved_usd < 0 ? 'cache +' : 'saved '}{formatUsd(Math.abs(s.cache_saved_usd))}</span>
+                    {classCostLine(s.classes) ? <span className="muted" title="Cost per request class, as the agent said what each request was for (the session's detail lists them all)">{classCostLine(s.classes)}</span> : null}
                   </td>
                 </tr>
               ))}
