@@ -10,8 +10,10 @@ import { ANTHROPIC_MODELS, anthropicInputTokens, planReply, resolveModel, valida
  *
  * - `POST /v1/messages/count_tokens` answering `{"input_tokens"}` with the same count as a Messages call.
  * - Extended thinking (`thinking: {type: "enabled", budget_tokens}`): a signed thinking block first
- *   (thinking_delta then signature_delta when streamed); a replayed thinking block whose signature
- *   is not the emulator's is refused, as Anthropic does.
+ *   (thinking_delta then signature_delta when streamed; with `display: "omitted"` the block has no
+ *   text, one empty thinking_delta, and a signature that stands for the thinking); a replayed
+ *   thinking block whose signature is not the emulator's is refused, as Anthropic does, and while
+ *   the model is in a tool loop the assistant turn it continues must begin with its thinking.
  * - `POST /v1/messages`, non-streaming and SSE with named events whose `type` equals the event name:
  *   message_start, then per block content_block_start / ping (once) / content_block_delta… /
  *   content_block_stop, then message_delta (stop_reason, stop_sequence, cumulative usage) and
@@ -215,7 +217,8 @@ export class AnthropicEmulator extends EmulatorServer {
       if (block.type === 'thinking') {
         events.push(event('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } }));
         if (index === 0) events.push(event('ping', {}));
-        for (const thinking of splitDeltas(block.thinking)) events.push(event('content_block_delta', { index, delta: { type: 'thinking_delta', thinking } }));
+        // Omitted thinking (display: "omitted") streams one empty thinking_delta.
+        for (const thinking of block.thinking === '' ? [''] : splitDeltas(block.thinking)) events.push(event('content_block_delta', { index, delta: { type: 'thinking_delta', thinking } }));
         // The signature arrives just before the block's stop (streaming reference).
         events.push(event('content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } }));
       } else if (block.type === 'text') {

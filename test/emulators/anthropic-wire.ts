@@ -67,6 +67,20 @@ export function thinkingSignature(thinking: string): string {
   return Buffer.from(`emu1:${createHash('sha256').update(thinking).digest('hex')}`).toString('base64');
 }
 
+/**
+ * The signature of thinking sent with `display: "omitted"` (§1.5 of ingress-wire.md): the block
+ * carries no text, and the signature alone stands for the thinking, so the block replayed with its
+ * empty text is valid.
+ */
+export function omittedThinkingSignature(thinking: string): string {
+  return Buffer.from(`emu1:omitted:${createHash('sha256').update(thinking).digest('hex')}`).toString('base64');
+}
+
+function validSignature(thinking: string, signature: string): boolean {
+  if (signature === thinkingSignature(thinking)) return true;
+  return thinking === '' && Buffer.from(signature, 'base64').toString().startsWith('emu1:omitted:');
+}
+
 /** The emulated model's extended thinking about a conversation. */
 function thinkingAbout(neutral: NeutralMessage[]): string {
   const text = replyText(neutral as Parameters<typeof replyText>[0]);
@@ -260,7 +274,7 @@ function validateTurns(messages: AnthropicMessage[]): WireError | null {
         const block = b as AnthropicBlock & { thinking?: unknown; signature?: unknown };
         if (m.role !== 'assistant') return invalid(`messages.${i}.content.${j}: thinking blocks can only appear in assistant messages`);
         if (typeof block.signature !== 'string' || block.signature === '') return invalid(`messages.${i}.content.${j}.thinking.signature: Field required`);
-        if (typeof block.thinking !== 'string' || block.signature !== thinkingSignature(block.thinking)) return invalid(`messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`);
+        if (typeof block.thinking !== 'string' || !validSignature(block.thinking, block.signature)) return invalid(`messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`);
       }
       // The emulated model never redacts its thinking, so any redacted_thinking is one it did not write.
       if (b.type === 'redacted_thinking') return invalid(`messages.${i}.content.${j}: Invalid \`data\` in \`redacted_thinking\` block`);
@@ -360,7 +374,8 @@ export function planReply(body: Record<string, unknown>, preamble: string | null
   const lastIsUserAsk = last.role === 'user' && !blocksOf(last).some((b) => b.type === 'tool_result');
   const thinks = (body.thinking as { type?: string } | undefined)?.type === 'enabled';
   const thought = thinks ? thinkingAbout(neutral) : null;
-  const thinkingBlocks: OutputBlock[] = thought ? [{ type: 'thinking', thinking: thought, signature: thinkingSignature(thought) }] : [];
+  const omitted = (body.thinking as { display?: string } | undefined)?.display === 'omitted';
+  const thinkingBlocks: OutputBlock[] = !thought ? [] : omitted ? [{ type: 'thinking', thinking: '', signature: omittedThinkingSignature(thought) }] : [{ type: 'thinking', thinking: thought, signature: thinkingSignature(thought) }];
   const thinkingTokens = thought ? countTokens(thought) : 0;
   const scripted = script?.(scriptView(neutral, tools.map((t) => t.name)));
   if (scripted && 'tool' in scripted) {
