@@ -115,8 +115,7 @@ export class GeminiAdapter implements ProviderAdapter {
   }
 }
 
-/** The generateContent body, and what its mapping changed said on the attempt (a late system message's position). */
-/** The generateContent body for this call: only Gemini's own signatures replayed (keepOwnReasoning). */
+/** The generateContent body, with only Gemini's own signatures replayed (keepOwnReasoning), and what its mapping changed said on the attempt (a late system message's position). */
 function mapRequest(request: NeutralRequest, call: UpstreamCall) {
   const body = mapNeutralRequest(keepOwnReasoning(request, call), call.endpoint.model);
   for (const source of lateSystemMessages(request)) call.adjustments?.adjust(`${source}=systemInstruction (Gemini has no system turn inside a conversation)`);
