@@ -190,7 +190,7 @@ export const POSTGRES_MIGRATIONS: string[] = [
    -- A model no price table knows has no cost: cost_usd keeps 0 (sums stay sums) and this says so (SQLite's migration 16).
    ALTER TABLE usage ADD COLUMN price_unknown smallint NOT NULL DEFAULT 0;`,
   // What each request was for, as its agent said, and a session's sums per class per day
-  // (issue 36; SQLite's migration 17), filled from the rows already there (class '': not said).
+  // (issue 36; SQLite's migration that adds request_class), filled from the rows already there (class '': not said).
   `ALTER TABLE usage ADD COLUMN request_class text;
    CREATE TABLE usage_session_classes (
      session_id text COLLATE "C" NOT NULL, key_id text COLLATE "C" NOT NULL, request_class text COLLATE "C" NOT NULL, day bigint NOT NULL,
