@@ -32,6 +32,9 @@ class EndlessUpstream {
 
   async start(write: (res: ServerResponse, stream: boolean) => { head: string; piece: string }): Promise<string> {
     this.server = createServer((req, res) => {
+      // Patchbay asks an OpenAI-compatible provider for its models at start (GET /models), as
+      // a real one answers it: an empty list here, so the endless answers below stay the only POSTs.
+      if (req.method === 'GET') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"object":"list","data":[]}');
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk));
       req.on('end', () => {
