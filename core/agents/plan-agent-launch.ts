@@ -87,6 +87,8 @@ function planCodex({ origin, key, profiles }: LaunchInput): AgentLaunch {
     '-c', `model_providers.${id}.wire_api=${toml('responses')}`,
     // Patchbay's models as Codex's catalog (window, reasoning levels, apply_patch): Codex fetches it with the key.
     '-c', `model_providers.${id}.model_catalog_url=${toml(`${origin}/v1/codex/models`)}`,
+    // One WebSocket per session, only the new items each turn (Codex falls back to HTTP if it cannot connect).
+    '-c', `model_providers.${id}.supports_websockets=true`,
   ];
   if (profile.main) args.push('-c', `model=${toml(profile.main)}`);
   // The catalog has each model's window; a profile's own wins over it.

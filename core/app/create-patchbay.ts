@@ -145,7 +145,7 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
     flushAsync: () => usage.flushAsync(),
     close: () => usage.close(),
   };
-  const { listener, drain } = createRequestListener({ config, catalog, router, keys, limiter, usage: activeUsage, health, hostGuard, publicOrigin, lifecycle, management, adminToken, log, sessions, telemetry, dashboardDir: options.dashboard?.dir });
+  const { listener, upgrade, closeWebSockets, drain } = createRequestListener({ config, catalog, router, keys, limiter, usage: activeUsage, health, hostGuard, publicOrigin, lifecycle, management, adminToken, log, sessions, telemetry, dashboardDir: options.dashboard?.dir });
   drainRequests = drain;
 
   const firstKey = createsFirstKey(stores.backend) ? ((await keys.createIfNone({ name: 'default' }))?.secret ?? null) : null;
@@ -154,7 +154,7 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
 
   let server: Server;
   try {
-    server = await startHttpServer(listener, config, { port: options.port ?? config.port, host });
+    server = await startHttpServer(listener, config, { port: options.port ?? config.port, host }, upgrade);
   } catch (error) {
     // Not listening (the port is taken, say): release what was opened, so a caller that retries
     // on another port (the desktop app) holds one database and one writer thread, not two.
@@ -173,8 +173,7 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
   telemetry.setBaseUrl(url);
   // Lets the CLI find this server and manage it through its API while it runs.
   const serverFile = join(options.dataDir, 'server.json');
-  // config: the file this server reads, so `patchbay agents set` and the launchers use the same one.
-  writeFileSync(serverFile, JSON.stringify({ url, pid: process.pid, config: resolve(configPath) }), { mode: 0o600 });
+  writeFileSync(serverFile, JSON.stringify({ url, pid: process.pid, config: resolve(configPath) /* the file agents set writes */ }), { mode: 0o600 });
   lock.listening(url, port);
   const unannounce = options.announce ? announceServer(options.env ?? process.env, { url, data_dir: options.dataDir }) : () => undefined;
 
@@ -187,7 +186,7 @@ async function startPatchbay(options: PatchbayOptions, log: (message: string) =>
       idleMemory.close();
       models.stop();
       events.close();
-      await stopHttpServer(server, options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
+      await Promise.all([closeWebSockets(options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS), stopHttpServer(server, options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS)]);
       // Requests cut at the deadline still finish their bookkeeping: wait for it, then save.
       await drain();
       // After the last request's span ended: what is queued is sent (bounded by the export timeout).

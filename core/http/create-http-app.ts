@@ -4,6 +4,7 @@ import type { HttpDeps } from './http-deps.ts';
 import { abandonResponse, renderError } from './render-error.ts';
 import { serveLifecycle } from './serve-lifecycle.ts';
 import { createV1Dispatcher } from './v1/create-v1-dispatcher.ts';
+import { createResponsesWebSocket } from './v1/serve-responses-websocket.ts';
 
 /**
  * The server's request listener. GET /health and a replica's shutdown are answered first (a proxy's
@@ -12,8 +13,16 @@ import { createV1Dispatcher } from './v1/create-v1-dispatcher.ts';
  * also holds the one error renderer for what it serves. Express is loaded on the first such
  * request, not at start: a router that only serves /v1 never pays its start-up time or memory.
  */
-export function createRequestListener(deps: HttpDeps): { listener: (req: IncomingMessage, res: ServerResponse) => void; drain: () => Promise<void> } {
+export function createRequestListener(deps: HttpDeps): {
+  listener: (req: IncomingMessage, res: ServerResponse) => void;
+  /** The server's 'upgrade' listener: the Responses API over a WebSocket. */
+  upgrade: ReturnType<typeof createResponsesWebSocket>['upgrade'];
+  /** Ends the WebSockets as the server stops (Node's server.close() waits for upgraded sockets too). */
+  closeWebSockets: (graceMs: number) => Promise<void>;
+  drain: () => Promise<void>;
+} {
   const v1 = createV1Dispatcher(deps);
+  const webSockets = createResponsesWebSocket(deps);
   let app: Promise<Express> | null = null;
   const loadApp = () => (app ??= import('./create-express-app.ts').then((module) => module.createExpressApp(deps)));
   return {
@@ -36,6 +45,8 @@ export function createRequestListener(deps: HttpDeps): { listener: (req: Incomin
         )
         .catch((error: unknown) => abandonResponse(res, error, deps.log));
     },
+    upgrade: webSockets.upgrade,
+    closeWebSockets: webSockets.close,
     drain: v1.drain,
   };
 }

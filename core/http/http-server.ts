@@ -1,4 +1,5 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { PatchbayConfig } from '../config/load-config.ts';
 import { limitConnections } from './limit-connections.ts';
 
@@ -9,12 +10,21 @@ import { limitConnections } from './limit-connections.ts';
  * receiving the request only, so long answers and streams are not cut. Rejects with the listen
  * error (EADDRINUSE, say).
  */
-export async function startHttpServer(listener: RequestListener, config: PatchbayConfig, at: { port: number; host: string }): Promise<Server> {
+export async function startHttpServer(listener: RequestListener, config: PatchbayConfig, at: { port: number; host: string }, upgrade?: (req: IncomingMessage, socket: Duplex, head: Buffer) => void): Promise<Server> {
   const server = createServer(
-    { keepAliveTimeout: 65_000, noDelay: true, headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs) },
+    {
+      keepAliveTimeout: 65_000,
+      noDelay: true,
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs),
+      // Only a WebSocket upgrade leaves HTTP: another (curl --http2's h2c) is answered as the plain request it also is (Node 24; older Nodes ignore this).
+      shouldUpgradeCallback: (req: IncomingMessage) => req.headers.upgrade?.toLowerCase() === 'websocket',
+    },
     listener,
   );
   limitConnections(server, config.maxConnections);
+  if (upgrade) server.on('upgrade', upgrade);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(at.port, at.host, () => {

@@ -46,6 +46,8 @@ export function limitConnections(server: Server, max: number): void {
     headless.delete(req.socket);
     current.set(req.socket, req);
   });
+  // A WebSocket's upgrade is a whole request head too: its connection is busy, not a slow sender.
+  server.on('upgrade', (req) => headless.delete(req.socket));
 }
 
 function oldest(sockets: Set<Socket>, except: Socket): Socket | undefined {

@@ -128,6 +128,7 @@ describe('patchbay claude / patchbay codex', () => {
       '-c', 'model_providers.patchbay.env_key="PATCHBAY_KEY"',
       '-c', 'model_providers.patchbay.wire_api="responses"',
       '-c', `model_providers.patchbay.model_catalog_url="${pb.patchbay.url}/v1/codex/models"`,
+      '-c', 'model_providers.patchbay.supports_websockets=true',
       '-c', 'model="anthropic/claude-sonnet-4-5"',
       '-c', 'model_context_window=200000',
       'exec', '--json', 'hi',
