@@ -68,9 +68,9 @@ export function limitText(text: string, maxTokens: number | undefined, stop: unk
   return { text: out, finish: 'stop' };
 }
 
-/** Splits a text into stream deltas: one word each, spaces kept, so the deltas concatenate back. */
+/** Splits a text into stream deltas: one word each, spaces kept (trailing ones too, as providers stream them), so the deltas concatenate back exactly. */
 export function splitDeltas(text: string): string[] {
-  return text.match(/\s*\S+/g) ?? [];
+  return text.match(/\s*\S+|\s+$/g) ?? [];
 }
 
 function toolArguments(tool: Tool): string {

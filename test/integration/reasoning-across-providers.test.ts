@@ -215,7 +215,10 @@ describe('/v1/responses: a Codex-shaped session with reasoning and tools moved A
     expect(third.response.output_text).toBe('Sunny, and it is noon.');
     expect(third.dropped).toEqual(expect.arrayContaining(['reasoning signed elsewhere (1)', 'thinking']));
     const sent = lastBody(emulators.anthropic);
-    expect(sent.messages[1].content[0]).toMatchObject({ type: 'thinking', signature: reasoning.encrypted_content!.replace('patchbay:anthropic:', '') });
+    // The envelope carries the signed text beside the signature (encrypted_content: patchbay:anthropic:text:<text>:<signature>).
+    const [, , , text, signature] = reasoning.encrypted_content!.split(':');
+    expect(sent.messages[1].content[0]).toEqual({ type: 'thinking', thinking: Buffer.from(text, 'base64url').toString('utf8'), signature });
+    expect((reasoning as { content?: { text: string }[] }).content?.[0].text).toBe(sent.messages[1].content[0].thinking);
   });
 
   it('Anthropic alone keeps thinking through the whole tool loop: its own signed thinking is replayed before each tool call it made', async () => {

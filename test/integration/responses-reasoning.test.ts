@@ -74,6 +74,18 @@ describe.each([
     expect(next.status).toBe('completed');
   });
 
+  it('the item replayed without its content, as Codex replays reasoning, still goes back with the text its signature covers', async () => {
+    const first = await client.responses.create({ model, input: 'Think first', ...codexTurn });
+    const reasoning = first.output.find((item) => item.type === 'reasoning') as { content?: { text: string }[] } | undefined;
+    const shown = reasoning!.content![0].text;
+    const replayed = (first.output as (OpenAI.Responses.ResponseInputItem & { content?: unknown })[]).map((item) => (item.type === 'reasoning' ? { ...item, content: undefined } : item));
+    const at = rig.emulators[_name].requests.length;
+    const next = await client.responses.create({ model, input: [{ role: 'user', content: 'Think first' }, ...replayed, { role: 'user', content: 'And now?' }], ...codexTurn });
+    expect(next.status).toBe('completed');
+    // Anthropic checks the thinking text against its signature; Gemini takes back only the signature.
+    if (_name === 'anthropic') expect(JSON.stringify(rig.emulators[_name].requests.slice(at).map((r) => r.body))).toContain(JSON.stringify(shown).slice(1, -1));
+  });
+
   it("'minimal' effort asks for no thinking", async () => {
     const response = await client.responses.create({ model, input: 'Think first', store: false, reasoning: { effort: 'minimal' } });
     expect(response.output.some((item) => item.type === 'reasoning')).toBe(false);

@@ -8,6 +8,11 @@
  * reasoning with no text (Anthropic's redacted_thinking). When the client replays the block,
  * Patchbay opens the envelope and gives the signature back to that provider only.
  *
+ * A signature covers its reasoning text, byte for byte. Where the client keeps the signature apart
+ * from the text (a Responses reasoning item's encrypted_content beside its content, which Codex
+ * does not send back), the envelope carries the text too: `patchbay:<provider>:text:<base64url
+ * text>:<signature>`, so the provider gets back exactly what it signed.
+ *
  * A signature without the envelope is the ingress protocol's own upstream's (Anthropic's on
  * /v1/messages, OpenAI's on /v1/responses), passed through untouched: Patchbay never rewrites
  * what that upstream sent. Provider names hold no `:` (config's providerNameSchema), and base64
@@ -16,6 +21,7 @@
 export const SIGNATURE_ENVELOPE_PREFIX = 'patchbay:';
 
 const REDACTED = 'redacted:';
+const TEXT = 'text:';
 
 export interface SealedSignature {
   /** The provider (its name in config) that made the signature. */
@@ -24,10 +30,14 @@ export interface SealedSignature {
   value: string;
   /** Encrypted reasoning without text (redacted), rather than a signature over shown reasoning. */
   redacted: boolean;
+  /** The reasoning text the signature covers, when the envelope carries it. */
+  text?: string;
 }
 
-export function sealSignature(provider: string, value: string, redacted = false): string {
-  return `${SIGNATURE_ENVELOPE_PREFIX}${provider}:${redacted ? REDACTED : ''}${value}`;
+/** Seals a signature for `provider`; with `text`, the reasoning it signed travels inside too. */
+export function sealSignature(provider: string, value: string, redacted = false, text?: string): string {
+  const carried = !redacted && text !== undefined ? `${TEXT}${Buffer.from(text, 'utf8').toString('base64url')}:` : '';
+  return `${SIGNATURE_ENVELOPE_PREFIX}${provider}:${redacted ? REDACTED : ''}${carried}${value}`;
 }
 
 /** The envelope's content, or null when `text` is not one (a signature the caller's own upstream made). */
@@ -38,5 +48,10 @@ export function openSignature(text: string): SealedSignature | null {
   if (colon <= 0) return null;
   const provider = rest.slice(0, colon);
   const value = rest.slice(colon + 1);
-  return value.startsWith(REDACTED) ? { provider, value: value.slice(REDACTED.length), redacted: true } : { provider, value, redacted: false };
+  if (value.startsWith(REDACTED)) return { provider, value: value.slice(REDACTED.length), redacted: true };
+  if (value.startsWith(TEXT)) {
+    const end = value.indexOf(':', TEXT.length);
+    if (end > 0) return { provider, value: value.slice(end + 1), redacted: false, text: Buffer.from(value.slice(TEXT.length, end), 'base64url').toString('utf8') };
+  }
+  return { provider, value, redacted: false };
 }

@@ -165,7 +165,9 @@ function decodeItem(item: Item, param: string, messages: NeutralMessage[], nativ
         assistant.parts.push({ type: 'redacted-reasoning', data: sealed?.value ?? item.encrypted_content, ...(sealed ? { signedBy: sealed.provider } : {}) });
         return;
       }
-      const text = Array.isArray(item.content) ? (item.content as { text?: unknown }[]).map((c) => (typeof c.text === 'string' ? c.text : '')).join('') : '';
+      // The text the signature covers: the envelope's own (Codex replays reasoning items without
+      // their content), else the item's content for an envelope sealed without it.
+      const text = sealed.text ?? (Array.isArray(item.content) ? (item.content as { text?: unknown }[]).map((c) => (typeof c.text === 'string' ? c.text : '')).join('') : '');
       assistant.parts.push({ type: 'reasoning', text, signature: sealed.value, signedBy: sealed.provider });
       return;
     }

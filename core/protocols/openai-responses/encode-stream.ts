@@ -142,7 +142,7 @@ function writer(initial: ResponsesEncodeState) {
       type: 'reasoning',
       summary: [],
       ...(done && open.text !== '' ? { content: [{ type: 'reasoning_text', text: open.text }] } : {}),
-      ...(done && open.signature ? { encrypted_content: sealSignature(state.upstream, open.signature, open.redacted === true) } : {}),
+      ...(done && open.signature ? { encrypted_content: sealSignature(state.upstream, open.signature, open.redacted === true, open.text) } : {}),
     };
   };
   const open = (kind: OpenItem['kind'], extra: Partial<OpenItem> = {}) => {
