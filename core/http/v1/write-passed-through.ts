@@ -46,6 +46,10 @@ export async function writePassedThrough(res: ServerResponse, ctx: V1Context, re
  * closed without the body's last chunk marker. What was written still reaches a client that reads
  * (the socket is ended, which flushes, rather than destroyed); one that does not is dropped after
  * `stallMs`. A client already gone is just destroyed.
+ *
+ * Node corks a response on each write and hands the chunks to the socket on the next tick: the
+ * socket is ended after that (setImmediate), or the last writes would meet an ended socket and
+ * the client would miss the answer's last tens of KB.
  */
 function cutAfterFlush(res: ServerResponse, stallMs: number, gone: boolean): void {
   const socket = res.socket;
@@ -53,6 +57,8 @@ function cutAfterFlush(res: ServerResponse, stallMs: number, gone: boolean): voi
     res.destroy();
     return;
   }
-  socket.end();
+  setImmediate(() => {
+    if (!socket.destroyed) socket.end();
+  });
   setTimeout(() => socket.destroy(), stallMs).unref();
 }
