@@ -57,9 +57,9 @@ describe('encode-stream (neutral parts -> Responses events)', () => {
     expect(completed.usage).toEqual({ input_tokens: 10, input_tokens_details: { cached_tokens: 4, cache_write_tokens: 2 }, output_tokens: 7, output_tokens_details: { reasoning_tokens: 3 }, total_tokens: 17 });
   });
 
-  it('signed reasoning becomes a reasoning item whose encrypted_content names the upstream it came from', () => {
+  it('signed reasoning becomes a reasoning item whose encrypted_content names the upstream it came from and carries the signed text', () => {
     const response = encodeResponse([{ type: 'reasoning-delta', text: 'hmm' }, { type: 'reasoning-signature', signature: 'sig' }, { type: 'text-delta', text: 'ok' }, { type: 'finish', reason: 'stop', usage: null }], base());
-    expect((response!.output as unknown[])[0]).toEqual({ id: 'rs_abc_0', type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: 'hmm' }], encrypted_content: 'patchbay:anthropic:sig' });
+    expect((response!.output as unknown[])[0]).toEqual({ id: 'rs_abc_0', type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: 'hmm' }], encrypted_content: `patchbay:anthropic:text:${Buffer.from('hmm').toString('base64url')}:sig` });
   });
 
   it('a finish for length is response.incomplete with reason max_output_tokens', () => {
