@@ -1,5 +1,6 @@
 // Child processes of the bench (upstream, load generator, the floor proxy, the two gateways) and
 // what /proc says about them. Each gateway runs as its own process so its CPU time and memory are its own.
+import { createHash } from 'node:crypto';
 import { execFileSync, fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
@@ -188,9 +189,12 @@ export async function startPatchbay(upstreamPort: number, nodeArgs: string[] = [
   );
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    GROQ_API_KEY: 'gsk-bench-groq',
-    TOGETHER_API_KEY: 'tgp-bench-together',
-    OPENAI_API_KEY: 'sk-bench-openai',
+    // Keys shaped as real ones are (a prefix and random characters): the answers' secret scan then
+    // costs what it costs a user. Words as keys ('sk-bench-openai') collided with the bench's own
+    // answers ("chatcmpl-bench"), so the scan ran its patterns on every answer.
+    GROQ_API_KEY: benchKey('gsk_', 'groq'),
+    TOGETHER_API_KEY: benchKey('tgp_v1_', 'together'),
+    OPENAI_API_KEY: benchKey('sk-proj-', 'openai'),
     // Never read the developer's own keychain entries.
     PATCHBAY_KEYCHAIN_SERVICE: 'patchbay-bench',
     PATCHBAY_HOME: dataDir,
@@ -288,4 +292,9 @@ export function portkeyVersions(): { gateway: string; nodeServer: string; hono: 
     }
   };
   return { gateway: version('@portkey-ai/gateway'), nodeServer: version('@hono/node-server'), hono: version('hono') };
+}
+
+/** A provider key for the bench: the provider's prefix and 48 characters that look random (the same each run). */
+function benchKey(prefix: string, provider: string): string {
+  return prefix + createHash('sha256').update(`patchbay-bench-${provider}`).digest('base64url').slice(0, 43) + createHash('sha256').update(provider).digest('hex').slice(0, 5);
 }
