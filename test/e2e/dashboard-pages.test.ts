@@ -79,7 +79,7 @@ describe('every dashboard page in light and dark: screenshots, accessibility, ke
       for (const title of PAGES) {
         await goTo(page, title);
         await settled(page);
-        await page.screenshot({ path: join(SCREENSHOTS, `${title.toLowerCase()}-${scheme}.png`) });
+        await page.screenshot({ path: join(SCREENSHOTS, `${title.toLowerCase()}-${scheme}.png`), fullPage: true });
         const violations = await runAxe(page);
         for (const v of violations) {
           const line = `${title} (${scheme}): ${v.impact} ${v.id}: ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}${v.nodes.length > 3 ? ` and ${v.nodes.length - 3} more` : ''}`;
