@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { buildAliases } from './build-aliases.ts';
 import { PROVIDER_POLICIES, type ProviderPolicy } from './catalog-policy.ts';
-import { catalogDataSchema, type CatalogData, type CatalogEndpointData, type CatalogSource } from './catalog-schema.ts';
+import { catalogDataSchema, type CatalogData, type CatalogEndpointData, type CatalogSource, type LaterPrice } from './catalog-schema.ts';
 import { deriveCapabilities } from './derive-capabilities.ts';
 import { mapTablePrices, type EndpointPrices } from './map-table-prices.ts';
 import { matchesModelId, namedIds } from './match-model-id.ts';
@@ -83,7 +83,10 @@ function buildProvider(provider: string, policy: ProviderPolicy, inputs: Catalog
       addEndpoint(context, id, embedding, {
         prices,
         priceSource: inputs.tableSource.id,
-        priceChanges: laterPriceChanges(model, inputs.day),
+        laterPrices: laterPriceChanges(model, inputs.day).flatMap((from) => {
+          const later = mapTablePrices(pricesOn(model, from), embedding);
+          return later ? [{ from, ...later }] : [];
+        }),
         tableWindow: model.context_window,
         // The main entry carries the table's rules; a listed spelling is matched by its own id.
         match: index === 0 ? model.match : { equals: id },
@@ -112,7 +115,7 @@ function buildProvider(provider: string, policy: ProviderPolicy, inputs: Catalog
 interface Known {
   prices: EndpointPrices;
   priceSource: string;
-  priceChanges?: string[];
+  laterPrices?: LaterPrice[];
   tableWindow?: number;
   match?: CatalogEndpointData['match'];
   previous?: CatalogEndpointData;
@@ -139,7 +142,7 @@ function addEndpoint(
     provider,
     model,
     ...known.prices,
-    ...(known.priceChanges?.length ? { priceChanges: known.priceChanges } : {}),
+    ...(known.laterPrices?.length ? { laterPrices: known.laterPrices } : {}),
     contextWindow: window?.[1] ?? 0,
     maxOutput: embedding ? 0 : (maxOutput?.[1] ?? 0),
     ...(known.previous?.dimensions ? { dimensions: known.previous.dimensions } : {}),

@@ -22,6 +22,18 @@ export const priceTierSchema = z.strictObject({
 });
 export type PriceTier = z.infer<typeof priceTierSchema>;
 
+/** Prices the table announces from a later day (UTC): from that day on they replace the entry's own, cache and long-context prices included. */
+export const laterPriceSchema = z.strictObject({
+  from: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a day as YYYY-MM-DD'),
+  inputPrice: price,
+  outputPrice: price,
+  cacheReadPrice: price.optional(),
+  cacheWritePrice: price.optional(),
+  cacheWrite1hPrice: price.optional(),
+  priceTiers: z.array(priceTierSchema).optional(),
+});
+export type LaterPrice = z.infer<typeof laterPriceSchema>;
+
 /** Where each fact of an entry came from: a source id of the catalog's `sources`, `family` (catalog-policy.ts) or `default`. */
 const factSourcesSchema = z.strictObject({
   price: z.string(),
@@ -39,7 +51,9 @@ export const catalogEndpointSchema = z.strictObject({
   cacheWritePrice: price.optional(),
   cacheWrite1hPrice: price.optional(),
   priceTiers: z.array(priceTierSchema).optional(),
-  /** Days on which the table says this model's prices change (the catalog holds today's). */
+  /** The prices the table announces from later days, earliest first (the fields above hold the build day's). */
+  laterPrices: z.array(laterPriceSchema).optional(),
+  /** Catalogs before laterPrices listed only the days (still read from a data dir's catalog; not written). */
   priceChanges: z.array(z.string()).optional(),
   /** 0: unknown. */
   contextWindow: z.number().int().nonnegative(),

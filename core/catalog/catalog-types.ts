@@ -1,4 +1,4 @@
-import type { Capability, CatalogData, CatalogSource, PriceTier } from './catalog-schema.ts';
+import type { Capability, CatalogData, CatalogSource, LaterPrice, PriceTier } from './catalog-schema.ts';
 import type { MatchLogic } from './match-model-id.ts';
 
 /** One model as one provider serves it: the unit that routing ranks and health tracks. */
@@ -25,6 +25,8 @@ export interface Endpoint {
    * above are 0 placeholders, never a price. Usage rows of it record no cost; a USD-capped key refuses it.
    */
   priceUnknown?: boolean;
+  /** Prices the table announces from later days, earliest first (prices-on-day.ts applies the one begun). */
+  laterPrices?: LaterPrice[];
   /** 0 when unknown. */
   contextWindow: number;
   /** 0 when unknown. */

@@ -4,6 +4,7 @@ import { CAPABILITIES, catalogDataSchema, type Capability, type CatalogData, typ
 import type { Catalog, Endpoint } from './catalog-types.ts';
 import { discoveredEndpoints, type ProviderModel } from './discovered-endpoints.ts';
 import type { MatchLogic } from './match-model-id.ts';
+import { priceDay, pricesOnDay } from './prices-on-day.ts';
 
 export { CAPABILITIES, type Capability, type Catalog, type Endpoint, type PriceTier };
 
@@ -22,13 +23,15 @@ export function readShippedCatalog(): CatalogData {
  * models the providers' own lists add (discovery), then the models that config adds
  * (user-defined providers' models, overrides: a price given there prices a discovered model).
  */
-export function loadCatalog(providers: Map<string, ResolvedProvider>, data: CatalogData = readShippedCatalog(), discovered: Map<string, ProviderModel[]> = new Map()): Catalog {
+export function loadCatalog(providers: Map<string, ResolvedProvider>, data: CatalogData = readShippedCatalog(), discovered: Map<string, ProviderModel[]> = new Map(), now = new Date()): Catalog {
   const endpoints = new Map<string, Endpoint>();
   const priceRules = new Map<string, { match: MatchLogic; endpoint: Endpoint }[]>();
   for (const entry of data.endpoints) {
     const { match, sources: _, priceChanges: __, ...facts } = entry;
+    // Today's prices (a change the table announced may have begun since the catalog was built); a
+    // process that runs past a change day prices each answer on its own day (costOfAnswer).
     const endpoint: Endpoint = {
-      ...facts,
+      ...pricesOnDay(facts, priceDay(now)),
       id: `${entry.provider}/${entry.model}`,
       nativeCompletions: entry.nativeCompletions ?? false,
       capabilities: new Set(entry.capabilities),
@@ -76,7 +79,7 @@ export function defaultEndpoint(
     outputPrice: overrides.outputPrice ?? base?.outputPrice ?? 0,
     // A price override replaces the catalog's prices: its cache and long-context prices were fractions of the old ones.
     ...(overrides.inputPrice === undefined && base
-      ? { cacheReadPrice: base.cacheReadPrice, cacheWritePrice: base.cacheWritePrice, cacheWrite1hPrice: base.cacheWrite1hPrice, priceTiers: base.priceTiers, priceUnknown: base.priceUnknown }
+      ? { cacheReadPrice: base.cacheReadPrice, cacheWritePrice: base.cacheWritePrice, cacheWrite1hPrice: base.cacheWrite1hPrice, priceTiers: base.priceTiers, priceUnknown: base.priceUnknown, laterPrices: base.laterPrices }
       : {}),
     contextWindow: overrides.contextWindow ?? base?.contextWindow ?? 0,
     maxOutput: overrides.maxOutput ?? base?.maxOutput ?? 0,

@@ -83,7 +83,8 @@ describe('buildCatalog', () => {
       sources: { price: 'genai-prices', contextWindow: 'genai-prices', maxOutput: 'models.dev' },
     });
     // The price in effect on the build day, and the announced change still to come.
-    expect(entry(built, 'openai/gpt-5.1')).toMatchObject({ inputPrice: 1.25, outputPrice: 10, cacheReadPrice: 0.125, priceChanges: ['2027-01-01'] });
+    expect(entry(built, 'openai/gpt-5.1')).toMatchObject({ inputPrice: 1.25, outputPrice: 10, cacheReadPrice: 0.125, laterPrices: [{ from: '2027-01-01', inputPrice: 3, outputPrice: 20 }] });
+    expect(entry(built, 'openai/gpt-5.1')).not.toHaveProperty('priceChanges');
   });
 
   it('leaves out retired and non-chat models, and models the table gives no price (unknown is not free)', () => {

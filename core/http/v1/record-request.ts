@@ -1,3 +1,4 @@
+import { priceDay, pricesOnDay } from '../../catalog/prices-on-day.ts';
 import type { PatchbayConfig } from '../../config/load-config.ts';
 import type { Usage } from '../../providers/provider-adapter.ts';
 import type { HealthTracker } from '../../routing/health-tracker.ts';
@@ -33,7 +34,10 @@ export function recordRequest(request: V1Request, recorder: RequestRecorder): vo
 }
 
 function toUsageRecord(request: V1Request, routingFeeUsd: number): UsageRecord {
-  const endpoint = request.trace.endpoint;
+  // At the prices of the day the request came (a change the price table announced applies from
+  // its day, in a Patchbay that started before it too): the row's prices and its cost.
+  const served = request.trace.endpoint;
+  const endpoint = served?.laterPrices ? pricesOnDay(served, priceDay(new Date(request.startedWall))) : served;
   const usage = request.usage;
   const counts = tokenCounts(usage);
   const prompt = counts.promptTokens;
