@@ -6,11 +6,14 @@ import type { ProviderModel } from '../catalog/discovered-endpoints.ts';
 import { discoveredModels, readDiscoveryFile, writeDiscoveryFile, type DiscoveryCache } from '../catalog/discovery-file.ts';
 import { fetchPriceTable } from '../catalog/fetch-price-table.ts';
 import { readShippedCatalog } from '../catalog/load-catalog.ts';
+import { priceDay } from '../catalog/prices-on-day.ts';
 import type { ResolvedProvider } from '../config/load-config.ts';
 import { discoverModels } from '../providers/discover-models.ts';
 
 /** How often each provider's own list is read again: new models appear between Patchbay releases. */
 export const DISCOVER_EVERY_MS = 6 * 60 * 60 * 1000;
+/** How often the day is looked at, for the prices a table announced from it (usage rows are priced by their own day anyway). */
+const PRICE_DAY_CHECK_MS = 60 * 1000;
 /** Providers are asked one at a time; a slow one waits at most this long before the next is asked. */
 const DISCOVER_ONE_TIMEOUT_MS = 20_000;
 
@@ -62,6 +65,9 @@ export class CatalogUpdater {
   private cache: DiscoveryCache = {};
   private errors = new Map<string, string>();
   private timer: NodeJS.Timeout | null = null;
+  private dayTimer: NodeJS.Timeout | null = null;
+  /** The UTC day the catalog in force was loaded for (its prices are that day's). */
+  private day = priceDay(new Date());
   private discovering: Promise<void> | null = null;
   /** Cuts a round of discovery short when Patchbay stops. */
   private readonly stopping = new AbortController();
@@ -92,6 +98,8 @@ export class CatalogUpdater {
       this.timer = setInterval(() => void this.discover(), every);
       this.timer.unref();
     }
+    this.dayTimer = setInterval(() => this.checkPriceDay(), PRICE_DAY_CHECK_MS);
+    this.dayTimer.unref();
     // After start returns: the first request never waits for a provider's list.
     if (this.deps.discoverAtStart ?? every > 0) this.firstDiscovery = new Promise((resolve) => setImmediate(resolve)).then(() => this.discover());
     return this.state;
@@ -99,7 +107,9 @@ export class CatalogUpdater {
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
+    if (this.dayTimer) clearInterval(this.dayTimer);
     this.timer = null;
+    this.dayTimer = null;
     this.stopping.abort();
   }
 
@@ -168,6 +178,23 @@ export class CatalogUpdater {
         ...(this.errors.has(provider) ? { error: this.errors.get(provider) } : {}),
       })),
     };
+  }
+
+  /**
+   * When a new UTC day has begun and the table announced prices from it (laterPrices), the catalog
+   * is put in force again, so routing by cost and the model list use them too (each minute, by the
+   * timer; tests call it). True when it did.
+   */
+  checkPriceDay(now = new Date()): boolean {
+    const day = priceDay(now);
+    if (day === this.day) return false;
+    const since = this.day;
+    this.day = day;
+    const begins = this.state.data.endpoints.some((e) => e.laterPrices?.some((later) => later.from > since && later.from <= day));
+    if (!begins) return false;
+    this.deps.log(`Prices the price table announced for ${day} are in force.`);
+    this.deps.changed(this.state);
+    return true;
   }
 
   private apply(data: CatalogData): void {

@@ -39,4 +39,20 @@ describe('a price change the table announces applies from its day, in a Patchbay
     expect(after.cost_usd).toBeCloseTo((after.prompt_tokens * 1.5 + after.completion_tokens * 7.5) / 1e6, 12);
     expect(after.cost_usd).toBeGreaterThan(before.cost_usd);
   });
+
+  it('puts the new prices in force for routing and the model list once the day has begun (the minute check)', async () => {
+    const listed = async () => {
+      const response = await fetch(`${pb.patchbay.url}/v1/models`, { headers: { authorization: `Bearer ${pb.key}` } });
+      const body = (await response.json()) as { data: { id: string; pricing?: { input_per_million: number | null; output_per_million: number | null } }[] };
+      return body.data.find((m) => m.id === 'google/gemini-3.6-flash')?.pricing;
+    };
+    expect(pb.patchbay.models.checkPriceDay(new Date())).toBe(false);
+    expect(await listed()).toMatchObject({ input_per_million: 0.75, output_per_million: 3.75 });
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2027-01-01T00:00:30Z') });
+    expect(pb.patchbay.models.checkPriceDay()).toBe(true);
+    expect(await listed()).toMatchObject({ input_per_million: 1.5, output_per_million: 7.5 });
+    // The next day brings no change: nothing is put in force again.
+    expect(pb.patchbay.models.checkPriceDay(new Date('2027-01-02T00:00:30Z'))).toBe(false);
+    expect(pb.logs.join('\n')).toContain('Prices the price table announced for 2027-01-01 are in force.');
+  });
 });
