@@ -3,7 +3,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { runModelsCommand } from '../../core/cli/models-command.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readShippedCatalog } from '../../core/catalog/load-catalog.ts';
@@ -11,7 +10,7 @@ import type { CatalogData } from '../../core/catalog/catalog-schema.ts';
 import { PostgresCatalogStore } from '../../core/postgres/postgres-catalog-store.ts';
 import { PostgresListener } from '../../core/postgres/postgres-listener.ts';
 import { migratePostgres } from '../../core/postgres/postgres-migrations.ts';
-import { startPostgres, type TestPostgres } from '../helpers/start-postgres.ts';
+import { startPostgres, testPool, type TestPostgres } from '../helpers/start-postgres.ts';
 
 let cluster: TestPostgres;
 beforeAll(async () => {
@@ -24,7 +23,7 @@ describe("a team's updated catalog in PostgreSQL", () => {
     const url = await cluster.createDatabase();
     const replicas = await Promise.all(
       ['a', 'b'].map(async (name) => {
-        const pool = new pg.Pool({ connectionString: url });
+        const pool = testPool({ connectionString: url });
         await migratePostgres(pool);
         const listener = new PostgresListener(url, () => undefined, { name: `catalog test ${name}` });
         const store = new PostgresCatalogStore(pool, listener, () => undefined);
@@ -55,7 +54,7 @@ describe("a team's updated catalog in PostgreSQL", () => {
 
   it('patchbay models update with PATCHBAY_DATABASE_URL on a machine with no replica reaches the running replicas', async () => {
     const url = await cluster.createDatabase();
-    const pool = new pg.Pool({ connectionString: url });
+    const pool = testPool({ connectionString: url });
     await migratePostgres(pool);
     const listener = new PostgresListener(url, () => undefined, { name: 'catalog test running replica' });
     const running = new PostgresCatalogStore(pool, listener, () => undefined);

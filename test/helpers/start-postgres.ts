@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import pg from 'pg';
 
 const run = promisify(execFile);
 
@@ -112,4 +113,16 @@ export async function startPostgres(settings: StartPostgresOptions = {}): Promis
       }
     },
   };
+}
+
+/**
+ * A pg pool for a test's own queries. An idle client whose connection the server ends (the
+ * cluster stopping at the end of the file, a dropped database) makes the pool emit 'error', which
+ * with no listener is an uncaught exception that fails the whole run: as Patchbay's own pool does
+ * (open-postgres-stores.ts), it is expected and let go; a query that fails still rejects.
+ */
+export function testPool(config: pg.PoolConfig): pg.Pool {
+  const pool = new pg.Pool(config);
+  pool.on('error', () => undefined);
+  return pool;
 }

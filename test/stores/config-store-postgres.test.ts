@@ -1,11 +1,10 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LiveSettings } from '../../core/config/config-store.ts';
 import { PostgresConfigStore } from '../../core/postgres/postgres-config-store.ts';
 import { PostgresListener } from '../../core/postgres/postgres-listener.ts';
 import { migratePostgres } from '../../core/postgres/postgres-migrations.ts';
 import { PostgresDashboardSessions } from '../../core/postgres/postgres-session-store.ts';
-import { startPostgres, type TestPostgres } from '../helpers/start-postgres.ts';
+import { startPostgres, testPool, type TestPostgres } from '../helpers/start-postgres.ts';
 import { FILE_CONFIG, runConfigStoreContract, runSignInContract } from './config-store-contract.ts';
 
 let cluster: TestPostgres;
@@ -17,7 +16,7 @@ afterAll(() => cluster?.stop());
 /** A migrated database and a pool on it; the stores' listeners are started only where a test needs notifications. */
 async function database() {
   const url = await cluster.createDatabase();
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  const pool = testPool({ connectionString: url, max: 4 });
   await migratePostgres(pool);
   return { url, pool };
 }

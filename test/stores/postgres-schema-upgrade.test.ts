@@ -6,7 +6,7 @@ import { POSTGRES_MIGRATIONS, migratePostgres } from '../../core/postgres/postgr
 import { oldestCompatibleSchema } from '../../core/postgres/schema-compatibility.ts';
 import { databaseTarget, DatabasePrivilegeError, describeDatabaseStartError, SchemaTooNewError } from '../../core/postgres/postgres-start-errors.ts';
 import { EventHub } from '../../core/events/event-hub.ts';
-import { startPostgres, type TestPostgres } from '../helpers/start-postgres.ts';
+import { startPostgres, testPool, type TestPostgres } from '../helpers/start-postgres.ts';
 
 const RELEASE = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 /** The next release's schema: one expand step on top of this one's (a nullable column). */
@@ -28,7 +28,7 @@ describe('PostgreSQL: creating the database, privileges, and schemas of two rele
 
   const urlOf = (database: string, password = 'app-pw') => `postgres://app:${password}@127.0.0.1:${cluster.port}/${database}`;
   const poolOf = (database: string) => {
-    const pool = new pg.Pool({ connectionString: urlOf(database) });
+    const pool = testPool({ connectionString: urlOf(database) });
     pools.push(pool);
     return pool;
   };

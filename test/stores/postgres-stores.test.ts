@@ -1,9 +1,8 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStores } from '../../core/app/open-stores.ts';
 import { POSTGRES_MIGRATIONS } from '../../core/postgres/postgres-migrations.ts';
 import { EventHub } from '../../core/events/event-hub.ts';
-import { startPostgres, type TestPostgres } from '../helpers/start-postgres.ts';
+import { startPostgres, testPool, type TestPostgres } from '../helpers/start-postgres.ts';
 import { runStoreContract } from './store-contract.ts';
 
 let cluster: TestPostgres;
@@ -21,7 +20,7 @@ describe('PostgreSQL: a database written by an older Patchbay', () => {
   it("is migrated at start: its rows keep every column's default and fill the Usage tables; new rows carry sessions", async () => {
     const url = await cluster.createDatabase();
     // The schema as stop 19 left it (its 3 migrations), with one answered and one failed row in it.
-    const pool = new pg.Pool({ connectionString: url });
+    const pool = testPool({ connectionString: url });
     await pool.query('CREATE TABLE schema_version (version integer NOT NULL); INSERT INTO schema_version VALUES (3)');
     for (const sql of POSTGRES_MIGRATIONS.slice(0, 3)) await pool.query(sql);
     const ts = Date.UTC(2026, 9, 5, 12);
