@@ -22,15 +22,20 @@ export const priceTierSchema = z.strictObject({
 });
 export type PriceTier = z.infer<typeof priceTierSchema>;
 
-/** Prices the table announces from a later day (UTC): from that day on they replace the entry's own, cache and long-context prices included. */
-export const laterPriceSchema = z.strictObject({
-  from: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a day as YYYY-MM-DD'),
+/** A model's prices per million tokens: input and output, cache reads and writes, long-context tiers. */
+const pricesShape = {
   inputPrice: price,
   outputPrice: price,
   cacheReadPrice: price.optional(),
   cacheWritePrice: price.optional(),
   cacheWrite1hPrice: price.optional(),
   priceTiers: z.array(priceTierSchema).optional(),
+};
+
+/** Prices the table announces from a later day (UTC): from that day on they replace the entry's own, cache and long-context prices included. */
+export const laterPriceSchema = z.strictObject({
+  from: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a day as YYYY-MM-DD'),
+  ...pricesShape,
 });
 export type LaterPrice = z.infer<typeof laterPriceSchema>;
 
@@ -45,12 +50,7 @@ const factSourcesSchema = z.strictObject({
 export const catalogEndpointSchema = z.strictObject({
   provider: z.string(),
   model: z.string(),
-  inputPrice: price,
-  outputPrice: price,
-  cacheReadPrice: price.optional(),
-  cacheWritePrice: price.optional(),
-  cacheWrite1hPrice: price.optional(),
-  priceTiers: z.array(priceTierSchema).optional(),
+  ...pricesShape,
   /** The prices the table announces from later days, earliest first (the fields above hold the build day's). */
   laterPrices: z.array(laterPriceSchema).optional(),
   /** Catalogs before laterPrices listed only the days (still read from a data dir's catalog; not written). */

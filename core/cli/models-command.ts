@@ -11,6 +11,7 @@ import type { CliIo } from './cli-io.ts';
 import { findDataDir } from './find-data-dir.ts';
 import { formatTable } from './format-table.ts';
 import { parseCommand } from './parse-command.ts';
+import { provenServer } from './proven-server.ts';
 import { UsageError } from './usage-error.ts';
 
 /** `patchbay models` and `patchbay models update`: through the running server's /api, else on the data dir itself. */
@@ -19,7 +20,7 @@ export async function runModelsCommand(args: string[], io: CliIo): Promise<numbe
   const action = positionals[0] ?? 'list';
   if (action !== 'list' && action !== 'update') throw new UsageError(`Unknown models command "${action}". Use: patchbay models [list] | update [--url URL].`);
   const dataDir = findDataDir(values, io.env, io.err);
-  const server = runningServer(dataDir);
+  const server = await runningServer(dataDir);
   const url = values.url as string | undefined;
   if (url !== undefined && !/^https?:\/\//.test(url)) throw new UsageError('--url must be an http(s) URL.');
 
@@ -56,12 +57,19 @@ export async function runModelsCommand(args: string[], io: CliIo): Promise<numbe
   return 0;
 }
 
-function runningServer(dataDir: string): { url: string; token: string } | null {
+/**
+ * The server this data dir's server.json names, once it has proven to be that server (the admin
+ * token goes to nothing else, as in connect-management.ts); null when none runs (a stale file).
+ */
+async function runningServer(dataDir: string): Promise<{ url: string; token: string } | null> {
   const file = join(dataDir, 'server.json');
   if (!existsSync(file)) return null;
   try {
-    return { url: (JSON.parse(readFileSync(file, 'utf8')) as { url: string }).url, token: loadAdminToken(dataDir) };
-  } catch {
+    const server = { url: (JSON.parse(readFileSync(file, 'utf8')) as { url: string }).url, token: loadAdminToken(dataDir) };
+    await provenServer(server.url, server.token, dataDir);
+    return server;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
     return null;
   }
 }

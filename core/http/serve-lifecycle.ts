@@ -26,16 +26,16 @@ export function serveLifecycle(req: IncomingMessage, res: ServerResponse, lifecy
   }
   if (!lifecycle.refusesNewRequests) return false;
   const codec = path.startsWith('/v1/messages') ? anthropicCodec : openAiCodec;
-  renderError(
-    res,
-    new PatchbayError('This Patchbay replica is shutting down and takes no new requests; send the request again (another replica answers it).', {
-      status: 503,
-      type: 'server_error',
-      code: 'replica_stopping',
-      headers: { 'retry-after': '1' },
-    }),
-    log,
-    codec,
-  );
+  renderError(res, replicaStoppingError(), log, codec);
   return true;
+}
+
+/** What a replica that is stopping answers a new request (a WebSocket upgrade too): 503, try again at once. */
+export function replicaStoppingError(): PatchbayError {
+  return new PatchbayError('This Patchbay replica is shutting down and takes no new requests; send the request again (another replica answers it).', {
+    status: 503,
+    type: 'server_error',
+    code: 'replica_stopping',
+    headers: { 'retry-after': '1' },
+  });
 }

@@ -16,9 +16,9 @@ const endpoint = {
 describe('prices on a day (a change the price table announces)', () => {
   it("keeps the entry's own prices before the first change day, and takes each change from its day on, whole", () => {
     expect(pricesOnDay(endpoint, '2026-12-31')).toBe(endpoint);
-    expect(pricesOnDay(endpoint, '2027-01-01')).toMatchObject({ inputPrice: 1.5, outputPrice: 7.5, cacheReadPrice: 0.15, priceTiers: undefined });
+    expect(pricesOnDay(endpoint, '2027-01-01')).toMatchObject({ inputPrice: 1.5, outputPrice: 7.5, cacheReadPrice: 0.15, priceTiers: undefined, laterPrices: [endpoint.laterPrices[1]] });
     // The later change names no cache price: none is kept from before (cache reads are then priced as input).
-    expect(pricesOnDay(endpoint, '2027-07-15')).toMatchObject({ inputPrice: 1, outputPrice: 5, cacheReadPrice: undefined, priceTiers: undefined });
+    expect(pricesOnDay(endpoint, '2027-07-15')).toMatchObject({ inputPrice: 1, outputPrice: 5, cacheReadPrice: undefined, priceTiers: undefined, laterPrices: undefined });
   });
 
   it('dates the day in UTC, as the table does', () => {

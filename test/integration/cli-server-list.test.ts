@@ -63,9 +63,10 @@ describe('the CLI trusts only its own list of servers, and only a server that pr
     return dir;
   };
 
-  const setKey = (env: NodeJS.ProcessEnv, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> =>
+  const setKey = (env: NodeJS.ProcessEnv, args: string[] = []) => cli(env, ['providers', 'set-key', 'openai', ...args]);
+  const cli = (env: NodeJS.ProcessEnv, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> =>
     new Promise((resolve) => {
-      const child = spawn(process.execPath, [BIN, 'providers', 'set-key', 'openai', ...args], { env: { PATH: process.env.PATH, PATCHBAY_KEYCHAIN_SERVICE: `patchbay-server-list-${process.pid}`, ...env } });
+      const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, PATCHBAY_KEYCHAIN_SERVICE: `patchbay-server-list-${process.pid}`, ...env } });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d) => (stdout += d));
@@ -117,6 +118,16 @@ describe('the CLI trusts only its own list of servers, and only a server that pr
     expect(seen.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /api/hello']);
     expect(seen[0].headers.authorization).toBeUndefined();
     expect(JSON.stringify(seen)).not.toContain(SECRET);
+    expect(JSON.stringify(seen)).not.toContain('t'.repeat(43));
+  });
+
+  it('patchbay models update does the same: no admin token to a server that cannot prove it is this data dir\'s', async () => {
+    const dataDir = impostorDataDir('our-stale-models');
+    const result = await cli({ HOME: join(work, 'home-models') }, ['models', 'update', '--data-dir', dataDir]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`The server at ${impostorUrl} did not prove it is the Patchbay of ${dataDir}`);
+    expect(seen.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /api/hello']);
+    expect(seen[0].headers.authorization).toBeUndefined();
     expect(JSON.stringify(seen)).not.toContain('t'.repeat(43));
   });
 });

@@ -9,6 +9,7 @@ import { authenticate } from '../authenticate.ts';
 import type { HostGuard } from '../host-guard.ts';
 import { MAX_BODY_BYTES } from '../read-json-body.ts';
 import type { ReplicaLifecycle } from '../replica-lifecycle.ts';
+import { replicaStoppingError } from '../serve-lifecycle.ts';
 import { runResponsesTurn, type TurnTarget } from './run-responses-turn.ts';
 
 export interface ResponsesWebSocketDeps {
@@ -48,7 +49,7 @@ export function createResponsesWebSocket(deps: ResponsesWebSocketDeps): { upgrad
     const path = (req.url ?? '/').split('?')[0];
     try {
       if (path !== '/v1/responses') throw new PatchbayError(`Patchbay serves WebSockets only at GET /v1/responses (the Responses API), not at ${path.slice(0, 200)}.`, { status: 404, type: 'invalid_request_error', code: 'unknown_url' });
-      if (deps.lifecycle.refusesNewRequests) throw new PatchbayError('Patchbay is stopping; retry on another replica.', { status: 503, type: 'server_error', code: 'shutting_down' });
+      if (deps.lifecycle.refusesNewRequests) throw replicaStoppingError();
       deps.hostGuard.check(req);
       authenticate(req, deps.keys);
     } catch (error) {
@@ -167,5 +168,7 @@ function waitForClient(ws: WebSocket, signal: AbortSignal): Promise<void> {
 function refuse(socket: Duplex, error: unknown): void {
   const status = error instanceof PatchbayError ? error.status : 500;
   const body = JSON.stringify(error instanceof PatchbayError ? error.toBody() : { error: { type: 'server_error', message: 'Patchbay failed while answering.' } });
-  socket.end(`HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Error'}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  // The error's own headers too (Retry-After on a replica that is stopping), as renderError writes them for HTTP.
+  const extra = error instanceof PatchbayError && error.headers ? Object.entries(error.headers).map(([name, value]) => `${name}: ${value.replace(/[\r\n]/g, '')}\r\n`).join('') : '';
+  socket.end(`HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Error'}\r\nconnection: close\r\n${extra}content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
 }
