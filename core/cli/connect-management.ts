@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { readVersion } from '../runtime/read-version.ts';
 import { createRouter } from '../app/create-router.ts';
 import { loadAdminToken } from '../secrets/admin-token.ts';
+import { findConfigPath } from './find-config-path.ts';
 import { findDataDir } from './find-data-dir.ts';
 import { provenServer } from './proven-server.ts';
 import { loadConfigFile, readConfigFile } from '../config/load-config.ts';
@@ -69,8 +70,9 @@ export async function connectManagement(values: { 'data-dir'?: string; config?: 
       // A stale server.json (the server died): fall through to offline mode.
     }
   }
-  const configPath = values.config ?? join(dataDir, 'config.json');
-  let config = loadConfigFile(configPath, { required: values.config !== undefined });
+  // The file the server read when it last ran on this data dir (`serve --config FILE`), as every command uses.
+  const { path: configPath, required } = findConfigPath(values, dataDir);
+  let config = loadConfigFile(configPath, { required });
   const databaseUrl = env.PATCHBAY_DATABASE_URL || undefined;
   // A team's database (PATCHBAY_DATABASE_URL): the same stores the replicas use. Otherwise the data dir's SQLite file.
   const postgres = databaseUrl ? await (await import('../postgres/open-postgres-stores.ts')).openPostgresStores({ url: databaseUrl, log: () => undefined, events: new EventHub() }) : null;

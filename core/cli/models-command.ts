@@ -8,6 +8,7 @@ import { CatalogUpdater, type CatalogStatus } from '../management/catalog-update
 import type { ManagedModel } from '../management/list-managed-models.ts';
 import { loadAdminToken } from '../secrets/admin-token.ts';
 import type { CliIo } from './cli-io.ts';
+import { findConfigPath } from './find-config-path.ts';
 import { findDataDir } from './find-data-dir.ts';
 import { formatTable } from './format-table.ts';
 import { parseCommand } from './parse-command.ts';
@@ -80,7 +81,8 @@ async function callServer(server: { url: string; token: string }, method: string
 
 /** No server runs here: fetch into the data dir (or the team's database, PATCHBAY_DATABASE_URL, whose replicas take it at once); the next start reads it. */
 async function updateOffline(dataDir: string, configPath: string | undefined, url: string | undefined, io: CliIo): Promise<{ summary: string }> {
-  const config = loadConfigFile(configPath ?? join(dataDir, 'config.json'), { required: configPath !== undefined });
+  const { path, required } = findConfigPath({ config: configPath }, dataDir);
+  const config = loadConfigFile(path, { required });
   const log = (line: string) => io.err(`${line}\n`);
   const databaseUrl = io.env.PATCHBAY_DATABASE_URL || undefined;
   const team = databaseUrl ? await (await import('../postgres/postgres-catalog-store.ts')).openPostgresCatalogStore(databaseUrl, log) : null;

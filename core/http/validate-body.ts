@@ -25,7 +25,11 @@ function describeIssue(issue: z.core.$ZodIssue, value: unknown): string {
     case 'invalid_union': {
       const discriminator = (issue as { discriminator?: string }).discriminator;
       if (discriminator) return `must be one of ${DISCRIMINATOR_VALUES[discriminator] ?? 'the supported values'}, not ${JSON.stringify(value)}`;
-      return value === undefined ? 'is required' : `has the wrong type (${typeName(value)})`;
+      if (value === undefined) return 'is required';
+      // The types the union takes, from its branches that refused the value's type outright (input: a string or an array).
+      const branches = (issue as { errors?: z.core.$ZodIssue[][] }).errors ?? [];
+      const expected = [...new Set(branches.flatMap((branch) => (branch.length === 1 && branch[0].code === 'invalid_type' && branch[0].path.length === 0 ? [branch[0].expected] : [])))];
+      return expected.length > 0 ? `must be ${expected.map(article).join(' or ')}, not ${typeName(value)}` : `has the wrong type (${typeName(value)})`;
     }
     default:
       return issue.message;
